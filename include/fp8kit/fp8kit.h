@@ -1,0 +1,150 @@
+/* fp8kit: FP8 scaled GEMM for every NVIDIA GPU family from SM75 up.
+ *
+ *   D[M,N] = (A[M,K] . B[N,K]^T) (x) scales (+ bias[N]),  accumulated in f32.
+ *
+ * Layouts ("TN", as checkpoints store weights):
+ *   A  [M, K] row-major, K contiguous, leading dimension lda (elements = bytes)
+ *   B  [N, K] row-major, K contiguous, leading dimension ldb
+ *   D  [M, N] row-major, N contiguous, leading dimension ldd (elements)
+ *
+ * Scales (device pointers to f32):
+ *   A: NONE (1.0) | TENSOR [1] | ROW [M] (per token)       | BLOCK [ceil(K/128), M]
+ *   B: NONE (1.0) | TENSOR [1] | COL [N] (per channel)     | BLOCK [ceil(N/128), ceil(K/128)]
+ *   A BLOCK is one scale per 1x128 group of A, stored M-contiguous: the scale of
+ *   A[m, k] is a_scale[(k / 128) * M + m]. B BLOCK is one scale per 128x128 block
+ *   of B, row-major: the scale of B[n, k] is b_scale[(n / 128) * ceil(K/128) + k / 128].
+ *   BLOCK on one side requires BLOCK on the other; the block scales are applied
+ *   inside the K loop (each 128-deep slice), not folded into the epilogue.
+ *   TENSOR, ROW and COL mix freely with each other and with NONE.
+ *
+ * What is accepted (anything else returns FP8KIT_STATUS_INVALID_ARGUMENT):
+ *   M >= 1, N >= 1, K >= 16 and K % 16 == 0; M, N, K < 2^31.
+ *   A and B e4m3 or e5m2 in any pairing; D bf16, fp16 or f32; bias (optional,
+ *   may be NULL) bf16, fp16 or f32.
+ *   lda >= K, ldb >= K, ldd >= N; lda and ldb multiples of 16 bytes, ldd * sizeof(D)
+ *   a multiple of 16 bytes; A, B, D 16-byte aligned; scales and bias 4-byte aligned
+ *   (2-byte for a 16-bit bias).
+ *   D must not overlap A, B, the scales or the bias.
+ *
+ * Every call is stream-ordered, never synchronises (unless checked launches are
+ * asked for), never allocates and never prints. Errors come back as a status;
+ * fp8kit_last_error() gives the message (per thread), naming the argument.
+ */
+#ifndef FP8KIT_FP8KIT_H
+#define FP8KIT_FP8KIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FP8KIT_VERSION_MAJOR 0
+#define FP8KIT_VERSION_MINOR 1
+#define FP8KIT_VERSION_PATCH 0
+
+typedef enum fp8kit_status {
+  FP8KIT_STATUS_SUCCESS = 0,
+  FP8KIT_STATUS_INVALID_ARGUMENT = 1, /* bad input; message names the argument */
+  FP8KIT_STATUS_UNSUPPORTED = 2,      /* device or combination this build cannot run */
+  FP8KIT_STATUS_CUDA_ERROR = 3,       /* CUDA reported an error; message names the kernel */
+  FP8KIT_STATUS_INTERNAL_ERROR = 4
+} fp8kit_status;
+
+typedef enum fp8kit_dtype {
+  FP8KIT_DTYPE_E4M3 = 0,
+  FP8KIT_DTYPE_E5M2 = 1,
+  FP8KIT_DTYPE_BF16 = 2,
+  FP8KIT_DTYPE_F16 = 3,
+  FP8KIT_DTYPE_F32 = 4
+} fp8kit_dtype;
+
+typedef enum fp8kit_scale_mode {
+  FP8KIT_SCALE_NONE = 0,   /* no scale (1.0); pointer must be NULL */
+  FP8KIT_SCALE_TENSOR = 1, /* one f32 */
+  FP8KIT_SCALE_ROW = 2,    /* A only: [M] per token */
+  FP8KIT_SCALE_COL = 3,    /* B only: [N] per channel */
+  FP8KIT_SCALE_BLOCK = 4   /* A: 1x128 groups, B: 128x128 blocks (see above) */
+} fp8kit_scale_mode;
+
+/* The kernel families. AUTO lets the library pick the fastest valid one for
+ * the device, falling back automatically when a specialised path does not take
+ * the input. Forcing a path that cannot run returns FP8KIT_STATUS_UNSUPPORTED. */
+typedef enum fp8kit_path {
+  FP8KIT_PATH_AUTO = 0,
+  FP8KIT_PATH_SM90_WGMMA = 1, /* Hopper sm_90a: TMA + wgmma (native FP8) */
+  FP8KIT_PATH_SM89_MMA = 2,   /* mma.sync m16n8k32 FP8: native on SM89/SM12x */
+  FP8KIT_PATH_SM75_HMMA = 3   /* FP8 -> f16 in registers, HMMA: SM75 and up */
+} fp8kit_path;
+
+typedef struct fp8kit_gemm_desc {
+  int64_t m, n, k;
+  const void* a; int64_t lda; fp8kit_dtype a_type;
+  const void* b; int64_t ldb; fp8kit_dtype b_type;
+  void* d;       int64_t ldd; fp8kit_dtype d_type;
+  fp8kit_scale_mode a_scale_mode; const float* a_scale;
+  fp8kit_scale_mode b_scale_mode; const float* b_scale;
+  const void* bias; fp8kit_dtype bias_type; /* bias may be NULL */
+} fp8kit_gemm_desc;
+
+typedef struct fp8kit_gemm_options {
+  fp8kit_path path;      /* FP8KIT_PATH_AUTO unless testing a path */
+  int checked;           /* nonzero: synchronise after the launch and return the
+                            fault of this kernel, by name (debugging aid) */
+  void* workspace;       /* optional, device memory; see fp8kit_gemm_workspace_size */
+  size_t workspace_size;
+} fp8kit_gemm_options;
+
+/* Fills options with the defaults (AUTO path, unchecked, no workspace). The
+ * environment variable FP8KIT_PATH (auto|sm90_wgmma|sm89_mma|sm75_hmma) and
+ * FP8KIT_CHECKED=1 override the defaults: a way to force a path in tests. */
+void fp8kit_gemm_options_init(fp8kit_gemm_options* options);
+
+/* Runs D = A.B^T (x) scales (+ bias) on `stream` (a cudaStream_t; NULL is the
+ * legacy default stream) on the current device. options may be NULL. */
+fp8kit_status fp8kit_gemm(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options,
+                          void* stream);
+
+/* Bytes of workspace the chosen configuration would use for best speed (0 if
+ * none). Passing less workspace is never an error: it only limits split-K. */
+fp8kit_status fp8kit_gemm_workspace_size(const fp8kit_gemm_desc* desc,
+                                         const fp8kit_gemm_options* options, size_t* bytes);
+
+/* The message of the last failed call on this thread ("" after success). */
+const char* fp8kit_last_error(void);
+const char* fp8kit_status_name(fp8kit_status status);
+const char* fp8kit_dtype_name(fp8kit_dtype dtype);
+const char* fp8kit_scale_mode_name(fp8kit_scale_mode mode);
+const char* fp8kit_path_name(fp8kit_path path);
+
+/* ---- Introspection (the CLI's `info` and `doctor` use these) ---------------- */
+
+typedef enum fp8kit_tensor_cores {
+  FP8KIT_TC_NONE = 0,     /* path cannot run here */
+  FP8KIT_TC_NATIVE = 1,   /* FP8 tensor-core instructions (QMMA, QGMMA) */
+  FP8KIT_TC_EMULATED = 2, /* FP8 mma.sync lowered by ptxas to HMMA (SM90, SM10x, SM11x) */
+  FP8KIT_TC_FALLBACK = 3  /* FP8 converted to f16 in registers, HMMA */
+} fp8kit_tensor_cores;
+
+typedef struct fp8kit_path_choice {
+  fp8kit_path path;             /* path AUTO would run; AUTO if none */
+  fp8kit_tensor_cores tensor_cores;
+  const char* family;           /* "Hopper", "Blackwell (SM12x)", ... or "unknown" */
+  const char* image;            /* "sass sm_120", "ptx compute_120 (JIT)", ... */
+} fp8kit_path_choice;
+
+/* What AUTO would choose for a device of this capability and scale modes,
+ * judged from the images this build carries (no GPU needed). Returns
+ * FP8KIT_STATUS_UNSUPPORTED with a message when nothing can run. */
+fp8kit_status fp8kit_choose_path(int major, int minor, fp8kit_scale_mode a_mode,
+                                 fp8kit_scale_mode b_mode, fp8kit_path_choice* choice);
+
+/* Space-separated list of the targets each path was built for, e.g.
+ * "sm89_mma: sm_89 sm_90 ... compute_120". Static storage. */
+const char* fp8kit_build_targets(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FP8KIT_FP8KIT_H */

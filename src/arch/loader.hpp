@@ -1,0 +1,59 @@
+// The CUDA driver's choice of image for a kernel, as a pure function.
+//
+// A fatbinary carries, per kernel, SASS images (cubins) for some targets and
+// PTX for others. For a GPU of capability `cap` the driver loads (CUDA 12.9+
+// rules; sources in docs/loader.md):
+//   1. SASS whose target is binary-compatible with cap, the highest such:
+//        plain sm_XY  loads on X.Z for Z >= Y   (same major)
+//        sm_XYf       loads on X.Z for Z >= Y   (the family; `f` marks it)
+//        sm_XYa       loads on X.Y only         (a range one capability wide)
+//   2. else PTX compute_XY with XY <= cap, the highest, JIT-compiled
+//        (compute_XYa PTX only for X.Y, compute_XYf only within major X);
+//   3. else nothing: "no kernel image is available for execution".
+// fp8kit's dispatch and `fp8kit audit` both use this one function.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "arch/config.hpp"
+
+namespace fp8kit::arch {
+
+enum class ImageKind { Sass, Ptx };
+enum class Variant { Plain, ArchSpecific /* a */, FamilySpecific /* f */ };
+
+struct Image {
+  ImageKind kind;
+  int arch;  // capability units: 120 for sm_120 / compute_120
+  Variant variant;
+};
+
+// The capabilities an image can run on, as a range.
+constexpr Range image_range(const Image& im) {
+  const int major_end = (im.arch / 10 + 1) * 10;
+  if (im.variant == Variant::ArchSpecific) return Range{im.arch, im.arch + 1};
+  if (im.kind == ImageKind::Sass || im.variant == Variant::FamilySpecific)
+    return Range{im.arch, major_end};
+  return Range{im.arch, kOpenEnd};  // plain PTX: JIT for any newer GPU
+}
+
+// Index into `images` of the image the driver would load on `cap`, or -1.
+inline int select_image(int cap, const Image* images, std::size_t count) {
+  int best = -1;
+  for (ImageKind pass : {ImageKind::Sass, ImageKind::Ptx}) {
+    for (std::size_t i = 0; i < count; ++i) {
+      const Image& im = images[i];
+      if (im.kind != pass || !image_range(im).contains(cap)) continue;
+      if (best < 0 || im.arch > images[best].arch) best = static_cast<int>(i);
+    }
+    if (best >= 0) return best;
+  }
+  return -1;
+}
+
+inline int select_image(int cap, const std::vector<Image>& images) {
+  return select_image(cap, images.data(), images.size());
+}
+
+}  // namespace fp8kit::arch
