@@ -1,0 +1,12 @@
+// Per-thread error message behind fp8kit_last_error(). The library never prints.
+#pragma once
+
+#include "fp8kit/fp8kit.h"
+
+namespace fp8kit {
+
+// Records a printf-style message for this thread and returns `status`.
+fp8kit_status fail(fp8kit_status status, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void clear_error();
+
+}  // namespace fp8kit

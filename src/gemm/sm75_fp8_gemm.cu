@@ -1,0 +1,50 @@
+// FP8 GEMM, f16 fallback path: for GPUs without FP8 tensor cores (SM75-SM87).
+// FP8 is converted to f16 in registers and fed to HMMA. Valid on every target
+// from SM75 up; CMake builds SASS for SM75-SM87 and PTX for newer GPUs (which
+// is how tests force this path on a Hopper).
+#include "arch/config.hpp"
+
+#if defined(__CUDA_ARCH__) && !FP8KIT_ARCH_IN(FP8KIT_ARCH_ANY_MIN, FP8KIT_ARCH_END)
+#error "sm75_fp8_gemm.cu is valid for SM75 and up only; its CMake range must exclude this target"
+#endif
+
+#include "fp8kit_build_config.hpp"
+#include "gemm/mma_sync_fp8_gemm_launch.cuh"
+
+namespace fp8kit {
+namespace {
+
+using F = mma_sync::Family<mma_sync::F16Mma>;
+constexpr fp8kit_dtype E4 = FP8KIT_DTYPE_E4M3, E5 = FP8KIT_DTYPE_E5M2;
+
+const F::Entry kKernels[8] = {
+    F::entry<E4, E4, false>("sm75_fp8_gemm<e4m3,e4m3>"),
+    F::entry<E4, E4, true>("sm75_fp8_gemm<e4m3,e4m3,block>"),
+    F::entry<E4, E5, false>("sm75_fp8_gemm<e4m3,e5m2>"),
+    F::entry<E4, E5, true>("sm75_fp8_gemm<e4m3,e5m2,block>"),
+    F::entry<E5, E4, false>("sm75_fp8_gemm<e5m2,e4m3>"),
+    F::entry<E5, E4, true>("sm75_fp8_gemm<e5m2,e4m3,block>"),
+    F::entry<E5, E5, false>("sm75_fp8_gemm<e5m2,e5m2>"),
+    F::entry<E5, E5, true>("sm75_fp8_gemm<e5m2,e5m2,block>"),
+};
+
+fp8kit_tensor_cores tensor_cores(int cap) {
+  return arch::kHmmaF16.contains(cap) ? FP8KIT_TC_FALLBACK : FP8KIT_TC_NONE;
+}
+
+cudaError_t launch(const GemmParams& p, const DeviceInfo&, const LaunchEnv&, cudaStream_t stream, const char** name) {
+  return F::launch(p, kKernels, stream, name);
+}
+
+const void* probe() { return reinterpret_cast<const void*>(kKernels[0].fn); }
+
+}  // namespace
+
+// Preferred only where no FP8 tensor cores exist; valid (forceable) beyond.
+const GemmPath kSm75HmmaPath{
+    FP8KIT_PATH_SM75_HMMA, "sm75_hmma", arch::Range{arch::kMinSupported, arch::kFp8MmaSync.lo}, &build::sm75_images,
+    &tensor_cores,         &F::accepts, nullptr,                                &launch,
+    &probe,
+};
+
+}  // namespace fp8kit

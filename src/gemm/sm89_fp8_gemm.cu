@@ -1,0 +1,52 @@
+// FP8 GEMM, mma.sync FP8 path: SM89 and up. Native QMMA on SM89 and SM12x;
+// on SM90, SM10x and SM11x ptxas lowers the same instruction to HMMA.
+#include "arch/config.hpp"
+
+#if defined(__CUDA_ARCH__) && !FP8KIT_HAS_FP8_MMA
+#error "sm89_fp8_gemm.cu is valid for SM89 and up only; its CMake range must exclude this target"
+#endif
+
+#include "fp8kit_build_config.hpp"
+#include "gemm/mma_sync_fp8_gemm_launch.cuh"
+
+namespace fp8kit {
+namespace {
+
+using F = mma_sync::Family<mma_sync::Fp8Mma>;
+constexpr fp8kit_dtype E4 = FP8KIT_DTYPE_E4M3, E5 = FP8KIT_DTYPE_E5M2;
+
+const F::Entry kKernels[8] = {
+    F::entry<E4, E4, false>("sm89_fp8_gemm<e4m3,e4m3>"),
+    F::entry<E4, E4, true>("sm89_fp8_gemm<e4m3,e4m3,block>"),
+    F::entry<E4, E5, false>("sm89_fp8_gemm<e4m3,e5m2>"),
+    F::entry<E4, E5, true>("sm89_fp8_gemm<e4m3,e5m2,block>"),
+    F::entry<E5, E4, false>("sm89_fp8_gemm<e5m2,e4m3>"),
+    F::entry<E5, E4, true>("sm89_fp8_gemm<e5m2,e4m3,block>"),
+    F::entry<E5, E5, false>("sm89_fp8_gemm<e5m2,e5m2>"),
+    F::entry<E5, E5, true>("sm89_fp8_gemm<e5m2,e5m2,block>"),
+};
+
+fp8kit_tensor_cores tensor_cores(int cap) {
+  const arch::Family* f = arch::family_of(cap);
+  if (!arch::kFp8MmaSync.contains(cap)) return FP8KIT_TC_NONE;
+  if (f && f->fp8_mma_sync == arch::Family::Fp8MmaSync::Emulated) return FP8KIT_TC_EMULATED;
+  // Native in the known FP8 mma.sync families; an unknown newer GPU JITs the
+  // PTX and what its ptxas makes of it is not known here: report native only
+  // where facts say so.
+  return f ? FP8KIT_TC_NATIVE : FP8KIT_TC_EMULATED;
+}
+
+cudaError_t launch(const GemmParams& p, const DeviceInfo&, const LaunchEnv&, cudaStream_t stream, const char** name) {
+  return F::launch(p, kKernels, stream, name);
+}
+
+const void* probe() { return reinterpret_cast<const void*>(kKernels[0].fn); }
+
+}  // namespace
+
+const GemmPath kSm89MmaPath{
+    FP8KIT_PATH_SM89_MMA, "sm89_mma", arch::kFp8MmaSync, &build::sm89_images, &tensor_cores, &F::accepts,
+    nullptr,              &launch,    &probe,
+};
+
+}  // namespace fp8kit
