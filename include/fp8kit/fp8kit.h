@@ -124,7 +124,8 @@ typedef enum fp8kit_tensor_cores {
   FP8KIT_TC_NONE = 0,     /* path cannot run here */
   FP8KIT_TC_NATIVE = 1,   /* FP8 tensor-core instructions (QMMA, QGMMA) */
   FP8KIT_TC_EMULATED = 2, /* FP8 mma.sync lowered by ptxas to HMMA (SM90, SM10x, SM11x) */
-  FP8KIT_TC_FALLBACK = 3  /* FP8 converted to f16 in registers, HMMA */
+  FP8KIT_TC_FALLBACK = 3, /* FP8 converted to f16 in registers, HMMA */
+  FP8KIT_TC_UNKNOWN = 4   /* JIT-compiled PTX on a GPU newer than this build */
 } fp8kit_tensor_cores;
 
 typedef struct fp8kit_path_choice {

@@ -30,10 +30,9 @@ fp8kit_tensor_cores tensor_cores(int cap) {
   const arch::Family* f = arch::family_of(cap);
   if (!arch::kFp8MmaSync.contains(cap)) return FP8KIT_TC_NONE;
   if (f && f->fp8_mma_sync == arch::Family::Fp8MmaSync::Emulated) return FP8KIT_TC_EMULATED;
-  // Native in the known FP8 mma.sync families; an unknown newer GPU JITs the
-  // PTX and what its ptxas makes of it is not known here: report native only
-  // where facts say so.
-  return f ? FP8KIT_TC_NATIVE : FP8KIT_TC_EMULATED;
+  // An unknown newer GPU JIT-compiles the PTX; what its ptxas makes of the
+  // FP8 mma is not known here.
+  return f ? FP8KIT_TC_NATIVE : FP8KIT_TC_UNKNOWN;
 }
 
 cudaError_t launch(const GemmParams& p, const DeviceInfo&, const LaunchEnv&, cudaStream_t stream, const char** name) {

@@ -1,0 +1,69 @@
+// GPU test harness: device buffers, random FP8 problems, and the check of a
+// device result against the float64 reference.
+//
+// Error bound (per element, stated in docs/testing.md):
+//   |out - ref| <= u_out * |ref| + (1 + u_out) * acc_err + tiny_out
+//   acc_err = c_path * (K + 8) * 2^-24 * mag
+// where mag = sum_k |scaled A[m,k] B[n,k]| + |bias[n]| and u_out is half an
+// ulp of the output format relative to the value (bf16 2^-8, f16 2^-11, f32
+// 2^-24). FP8 products are exact in f32, so the only errors are the f32
+// accumulation (worst case (K+8) roundings, scales and bias included), and the
+// final rounding. c_path is 1 for paths that accumulate in IEEE f32 and larger
+// for tensor cores with reduced-precision accumulation (see kAccFactor).
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fp8kit/fp8kit.h"
+
+namespace fp8kit::test {
+
+bool gpu_available();
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* get() const { return ptr_; }
+  void upload(const void* src, size_t bytes);
+  void download(void* dst, size_t bytes) const;
+
+ private:
+  void* ptr_ = nullptr;
+};
+
+struct GemmCase {
+  int64_t m, n, k;
+  fp8kit_dtype a_type = FP8KIT_DTYPE_E4M3, b_type = FP8KIT_DTYPE_E4M3, d_type = FP8KIT_DTYPE_BF16;
+  fp8kit_scale_mode a_mode = FP8KIT_SCALE_TENSOR, b_mode = FP8KIT_SCALE_TENSOR;
+  bool bias = false;
+  fp8kit_dtype bias_type = FP8KIT_DTYPE_F32;
+  int64_t lda_pad = 0, ldb_pad = 0, ldd_pad = 0;  // extra elements per row
+  std::string label() const;
+};
+
+struct GemmOutcome {
+  fp8kit_status status = FP8KIT_STATUS_SUCCESS;
+  std::string message;
+  int64_t checked = 0;       // elements compared with the reference
+  int64_t failures = 0;      // elements outside the bound
+  int64_t unwritten = 0;     // poisoned elements left inside [M, N]
+  int64_t clobbered = 0;     // bytes written outside [M, N] (padding, guard)
+  double worst_ratio = 0;    // max |err| / bound
+  double rel_norm_err = 0;   // ||out - ref|| / ||ref|| over the checked elements
+  std::string first_failure;
+};
+
+// Runs one GEMM on fresh random data through `path` and checks it. Elements
+// compared: all of them when M * N <= full_check_limit, else every edge row
+// and column plus `samples` random ones.
+GemmOutcome run_case(const GemmCase& c, fp8kit_path path, std::mt19937_64& rng, int64_t full_check_limit = 1 << 16,
+                     int samples = 2048);
+
+}  // namespace fp8kit::test

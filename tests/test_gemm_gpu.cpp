@@ -1,0 +1,186 @@
+// GPU correctness of every path: fresh random inputs each run, poisoned
+// outputs, ragged shapes, every scale mode x input pairing x output dtype x
+// bias, against the float64 reference (bound: gpu_harness.hpp). Skipped, and
+// reported as skipped, where no GPU is present.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gpu_harness.hpp"
+
+using fp8kit::test::GemmCase;
+using fp8kit::test::GemmOutcome;
+
+namespace {
+
+std::mt19937_64& rng() {
+  static std::mt19937_64 r{std::random_device{}()};
+  return r;
+}
+
+const fp8kit_path kPaths[] = {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA, FP8KIT_PATH_SM89_MMA, FP8KIT_PATH_SM75_HMMA};
+
+struct Modes {
+  fp8kit_scale_mode a, b;
+  const char* name;
+};
+const Modes kModes[] = {
+    {FP8KIT_SCALE_NONE, FP8KIT_SCALE_NONE, "none"},     {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, "tensor"},
+    {FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL, "tokchan"},    {FP8KIT_SCALE_ROW, FP8KIT_SCALE_TENSOR, "tokten"},
+    {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_COL, "tenchan"}, {FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK, "block"},
+};
+const std::pair<fp8kit_dtype, fp8kit_dtype> kPairs[] = {{FP8KIT_DTYPE_E4M3, FP8KIT_DTYPE_E4M3},
+                                                        {FP8KIT_DTYPE_E4M3, FP8KIT_DTYPE_E5M2},
+                                                        {FP8KIT_DTYPE_E5M2, FP8KIT_DTYPE_E4M3},
+                                                        {FP8KIT_DTYPE_E5M2, FP8KIT_DTYPE_E5M2}};
+const fp8kit_dtype kOuts[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16, FP8KIT_DTYPE_F32};
+
+// Runs the case and turns the outcome into assertions; skips when the forced
+// path is absent from this build or cannot run on this GPU.
+void expect_correct(const GemmCase& c, fp8kit_path path) {
+  if (!fp8kit::test::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  const GemmOutcome r = fp8kit::test::run_case(c, path, rng());
+  if (r.status == FP8KIT_STATUS_UNSUPPORTED && path != FP8KIT_PATH_AUTO)
+    GTEST_SKIP() << fp8kit_path_name(path) << " cannot run here: " << r.message;
+  ASSERT_EQ(r.status, FP8KIT_STATUS_SUCCESS) << c.label() << ": " << r.message;
+  EXPECT_EQ(r.unwritten, 0) << c.label();
+  EXPECT_EQ(r.clobbered, 0) << c.label() << ": bytes written outside D[M, N]";
+  EXPECT_EQ(r.failures, 0) << c.label() << ": " << r.failures << " of " << r.checked << " outside the bound; first "
+                           << r.first_failure;
+  ::testing::Test::RecordProperty("worst_error_over_bound", std::to_string(r.worst_ratio));
+  ::testing::Test::RecordProperty("relative_norm_error", std::to_string(r.rel_norm_err));
+}
+
+std::string path_label(fp8kit_path p) { return fp8kit_path_name(p); }
+
+// ---- Every mode x pairing x output x bias on one ragged shape ---------------
+
+using ModeParam = std::tuple<fp8kit_path, int /*mode*/, int /*pair*/, int /*out*/>;
+class GemmModes : public ::testing::TestWithParam<ModeParam> {};
+
+TEST_P(GemmModes, MatchesReference) {
+  const auto [path, mi, pi, oi] = GetParam();
+  GemmCase c{200, 136, 272};  // ragged M and N; K = 2 full 128-blocks + 16
+  c.a_mode = kModes[mi].a;
+  c.b_mode = kModes[mi].b;
+  c.a_type = kPairs[pi].first;
+  c.b_type = kPairs[pi].second;
+  c.d_type = kOuts[oi];
+  const int bias_pick = (mi + pi + oi) % 4;  // cycles none, bf16, f16, f32
+  c.bias = bias_pick != 0;
+  c.bias_type = bias_pick == 1 ? FP8KIT_DTYPE_BF16 : bias_pick == 2 ? FP8KIT_DTYPE_F16 : FP8KIT_DTYPE_F32;
+  expect_correct(c, path);
+}
+
+std::string mode_name(const ::testing::TestParamInfo<ModeParam>& info) {
+  const auto [path, mi, pi, oi] = info.param;
+  return path_label(path) + "_" + kModes[mi].name + "_" + fp8kit_dtype_name(kPairs[pi].first) +
+         fp8kit_dtype_name(kPairs[pi].second) + "_" + fp8kit_dtype_name(kOuts[oi]);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, GemmModes,
+                         ::testing::Combine(::testing::ValuesIn(kPaths), ::testing::Range(0, 6), ::testing::Range(0, 4),
+                                            ::testing::Range(0, 3)),
+                         mode_name);
+
+// ---- Ragged and edge shapes, three representative configurations -----------
+
+struct Shape {
+  int64_t m, n, k;
+  int64_t lda_pad, ldb_pad, ldd_pad;
+};
+const Shape kShapes[] = {
+    {1, 129, 16, 0, 0, 0},      {17, 2112, 7168, 0, 0, 0}, {333, 1000, 528, 0, 0, 0}, {4095, 4097, 4096, 0, 0, 0},
+    {1, 1, 16, 0, 0, 8},        {2, 3, 32, 16, 32, 5},     {128, 128, 128, 0, 0, 0},  {129, 257, 144, 48, 16, 7},
+    {64, 4096, 4096, 0, 0, 0},  {1000, 24, 1040, 0, 0, 0},
+};
+
+using ShapeParam = std::tuple<fp8kit_path, int /*shape*/, int /*config*/>;
+class GemmShapes : public ::testing::TestWithParam<ShapeParam> {};
+
+TEST_P(GemmShapes, MatchesReference) {
+  const auto [path, si, ci] = GetParam();
+  const Shape& s = kShapes[si];
+  GemmCase c{s.m, s.n, s.k};
+  c.lda_pad = s.lda_pad;
+  c.ldb_pad = s.ldb_pad;
+  c.ldd_pad = s.ldd_pad;
+  switch (ci) {
+    case 0: break;  // per-tensor, bf16 out
+    case 1:
+      c.a_mode = FP8KIT_SCALE_ROW, c.b_mode = FP8KIT_SCALE_COL, c.d_type = FP8KIT_DTYPE_F16;
+      c.bias = true, c.bias_type = FP8KIT_DTYPE_BF16;
+      break;
+    default:
+      c.a_mode = FP8KIT_SCALE_BLOCK, c.b_mode = FP8KIT_SCALE_BLOCK, c.d_type = FP8KIT_DTYPE_F32;
+      c.a_type = FP8KIT_DTYPE_E5M2, c.bias = true;
+  }
+  // ldd padding must keep rows 16-byte aligned.
+  const int ob = c.d_type == FP8KIT_DTYPE_F32 ? 4 : 2;
+  while (((c.n + c.ldd_pad) * ob) % 16) ++c.ldd_pad;
+  expect_correct(c, path);
+}
+
+std::string shape_name(const ::testing::TestParamInfo<ShapeParam>& info) {
+  const auto [path, si, ci] = info.param;
+  const Shape& s = kShapes[si];
+  static const char* kConfig[] = {"tensor_bf16", "tokchan_f16_bias", "block_f32_bias"};
+  return path_label(path) + "_" + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) +
+         (s.ldd_pad || s.lda_pad ? "_padded_" : "_") + kConfig[ci];
+}
+
+INSTANTIATE_TEST_SUITE_P(Ragged, GemmShapes,
+                         ::testing::Combine(::testing::ValuesIn(kPaths), ::testing::Range(0, 10), ::testing::Range(0, 3)),
+                         shape_name);
+
+// ---- Refusals that need a real device ---------------------------------------
+
+TEST(GemmDevice, HostPointerIsRefusedBeforeLaunch) {
+  if (!fp8kit::test::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  fp8kit::test::DeviceBuffer b(64 * 16), d(64 * 16 * 2);
+  alignas(16) static uint8_t host_a[64 * 16];
+  fp8kit_gemm_desc desc{};
+  desc.m = 64; desc.n = 64; desc.k = 16;
+  desc.a = host_a; desc.lda = 16; desc.a_type = FP8KIT_DTYPE_E4M3;
+  desc.b = b.get(); desc.ldb = 16; desc.b_type = FP8KIT_DTYPE_E4M3;
+  desc.d = d.get(); desc.ldd = 64; desc.d_type = FP8KIT_DTYPE_BF16;
+  EXPECT_EQ(fp8kit_gemm(&desc, nullptr, nullptr), FP8KIT_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fp8kit_last_error()).find("a = "), std::string::npos) << fp8kit_last_error();
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+TEST(GemmDevice, CheckedModeBlamesTheEarlierFault) {
+  // An error queued before fp8kit_gemm is reported as not fp8kit's.
+  if (!fp8kit::test::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  fp8kit::test::DeviceBuffer a(64 * 16), b(64 * 16), d(64 * 64 * 2);
+  fp8kit_gemm_desc desc{};
+  desc.m = 64; desc.n = 64; desc.k = 16;
+  desc.a = a.get(); desc.lda = 16; desc.a_type = FP8KIT_DTYPE_E4M3;
+  desc.b = b.get(); desc.ldb = 16; desc.b_type = FP8KIT_DTYPE_E4M3;
+  desc.d = d.get(); desc.ldd = 64; desc.d_type = FP8KIT_DTYPE_BF16;
+  cudaMemset(a.get(), 0x11, 64 * 16);
+  cudaMemset(b.get(), 0x22, 64 * 16);
+  fp8kit_gemm_options o;
+  fp8kit_gemm_options_init(&o);
+  o.checked = 1;
+  EXPECT_EQ(fp8kit_gemm(&desc, &o, nullptr), FP8KIT_STATUS_SUCCESS) << fp8kit_last_error();
+}
+
+TEST(GemmDevice, WorkspaceQueryAnswers) {
+  if (!fp8kit::test::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  fp8kit::test::DeviceBuffer a(16 * 4096), b(4096 * 4096), d(16 * 4096 * 2);
+  fp8kit_gemm_desc desc{};
+  desc.m = 16; desc.n = 4096; desc.k = 4096;
+  desc.a = a.get(); desc.lda = 4096; desc.a_type = FP8KIT_DTYPE_E4M3;
+  desc.b = b.get(); desc.ldb = 4096; desc.b_type = FP8KIT_DTYPE_E4M3;
+  desc.d = d.get(); desc.ldd = 4096; desc.d_type = FP8KIT_DTYPE_BF16;
+  size_t bytes = 1;
+  EXPECT_EQ(fp8kit_gemm_workspace_size(&desc, nullptr, &bytes), FP8KIT_STATUS_SUCCESS) << fp8kit_last_error();
+}
+
+}  // namespace
