@@ -1,0 +1,566 @@
+// fp8kit_bench: fp8kit against cuBLASLt on the LLM GEMM suite (issue 3).
+//
+// For each shape of bench/shapes.json and each scale mode, both libraries run
+// on the same random FP8 inputs in this process; each output is sample-checked
+// against a float64 host reference before it is timed. docs/bench.md says how
+// to run and read it.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "check.hpp"
+#include "common.hpp"
+#include "cublaslt_gemm.hpp"
+#include "device.hpp"
+#include "reference/fp8_codec.hpp"
+#include "report.hpp"
+#include "suite.hpp"
+
+namespace fp8bench {
+namespace {
+
+// Input sets rotate through at least this many times the L2 size, so a timed
+// call finds its A and B out of cache; never fewer than two sets, and no more
+// than kMaxInputSets (beyond the calls one timing makes, more sets add nothing).
+constexpr double kRotationL2Multiple = 3.0;
+constexpr int64_t kMinInputSets = 2;
+constexpr int64_t kMaxInputSets = 256;
+constexpr int64_t kSetAlignment = 256;  // bytes between input sets
+
+constexpr size_t kCublasLtWorkspace = 32ull << 20;
+constexpr size_t kCopyBytes = 1ull << 30;  // per buffer of the copy-roof measurement
+constexpr int kCopyIters = 20;
+constexpr int kAlgoWarmups = 1;     // per cuBLASLt heuristic candidate
+constexpr int kAlgoIters = 5;
+constexpr float kScaleMin = 0.5f;   // scales are uniform in [kScaleMin, kScaleMax)
+constexpr float kScaleMax = 2.0f;
+constexpr uint64_t kSeed = 0x5EED0F8B;
+constexpr int kPoisonByte = 0xFF;   // NaN in bf16, f16 and f32
+
+struct Options {
+  std::string suite = "bench/shapes.json";
+  std::vector<std::string> modes = {"tensor", "channel", "block"};
+  std::string out_dtype = "bf16";
+  std::string path;  // empty: fp8kit's default (AUTO, or FP8KIT_PATH)
+  std::string json;
+  std::vector<std::string> libs = {"fp8kit", "cublaslt"};
+  std::vector<std::string> filters;
+  int iters = 30;
+  int warmups = 5;
+  int samples = 256;
+  double budget_ms = 250.0;
+  bool quick = false;
+  bool bias = false;
+};
+
+struct Config {
+  Options opt;
+  std::vector<Mode> modes;
+  fp8kit_dtype d_type = FP8KIT_DTYPE_BF16;
+  bool path_given = false;
+  fp8kit_path path = FP8KIT_PATH_AUTO;
+  bool run_fp8kit = true, run_cublaslt = true;
+  std::vector<Shape> shapes;
+};
+
+Config configure(const Options& opt) {
+  Config c;
+  c.opt = opt;
+  for (const std::string& m : opt.modes) {
+    Mode mode;
+    if (!parse_mode(m, &mode)) throw BadArgs("unknown mode '" + m + "' (tensor, channel, block)");
+    if (std::find(c.modes.begin(), c.modes.end(), mode) == c.modes.end()) c.modes.push_back(mode);
+  }
+  if (opt.out_dtype == "bf16") c.d_type = FP8KIT_DTYPE_BF16;
+  else if (opt.out_dtype == "f16") c.d_type = FP8KIT_DTYPE_F16;
+  else if (opt.out_dtype == "f32") c.d_type = FP8KIT_DTYPE_F32;
+  else throw BadArgs("--out-dtype must be bf16, f16 or f32");
+  if (!opt.path.empty()) {
+    c.path_given = true;
+    const std::pair<const char*, fp8kit_path> paths[] = {{"auto", FP8KIT_PATH_AUTO},
+                                                         {"sm90_wgmma", FP8KIT_PATH_SM90_WGMMA},
+                                                         {"sm89_mma", FP8KIT_PATH_SM89_MMA},
+                                                         {"sm75_hmma", FP8KIT_PATH_SM75_HMMA}};
+    bool found = false;
+    for (const auto& [name, id] : paths)
+      if (opt.path == name) {
+        c.path = id;
+        found = true;
+      }
+    if (!found) throw BadArgs("--path must be auto, sm90_wgmma, sm89_mma or sm75_hmma");
+  }
+  c.run_fp8kit = std::find(opt.libs.begin(), opt.libs.end(), "fp8kit") != opt.libs.end();
+  c.run_cublaslt = std::find(opt.libs.begin(), opt.libs.end(), "cublaslt") != opt.libs.end();
+  for (const std::string& l : opt.libs)
+    if (l != "fp8kit" && l != "cublaslt") throw BadArgs("--libs takes fp8kit and/or cublaslt");
+  std::vector<ShapeFilter> filters;
+  for (const std::string& f : opt.filters) {
+    ShapeFilter sf;
+    if (!parse_filter(f, &sf)) throw BadArgs("--filter '" + f + "': expected M,N,K (numbers or *)");
+    filters.push_back(sf);
+  }
+  c.shapes = load_suite(opt.suite, opt.quick, filters);
+  if (c.shapes.empty()) throw BadArgs("no shape left after --quick / --filter");
+  return c;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+// The kernel driver's version ("580.159.04"), where Linux exposes it.
+std::string driver_version() {
+  std::ifstream f("/proc/driver/nvidia/version");
+  std::string line;
+  if (!f || !std::getline(f, line)) return "";
+  std::istringstream words(line);
+  std::string w;
+  while (words >> w)
+    if (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0])) && w.find('.') != std::string::npos) return w;
+  return "";
+}
+
+std::string cuda_version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+
+std::vector<float> random_scales(int64_t count, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> dist(kScaleMin, kScaleMax);
+  std::vector<float> v(static_cast<size_t>(count));
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+float* upload(DeviceBuffer& buf, const std::vector<float>& host) {
+  auto* d = static_cast<float*>(buf.reserve(std::max<size_t>(host.size(), 1) * sizeof(float)));
+  BENCH_CUDA(cudaMemcpy(d, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+  return d;
+}
+
+// Everything a (shape, mode) configuration runs on.
+struct Operands {
+  const uint8_t* a = nullptr;  // input set 0; set i at + i * a_set_bytes
+  const uint8_t* b = nullptr;
+  int64_t a_set_bytes = 0, b_set_bytes = 0, sets = 1;
+  void* d = nullptr;
+  int64_t lda = 0, ldb = 0, ldd = 0;
+  const float* a_scale = nullptr;
+  const float* b_scale = nullptr;     // fp8kit layout
+  const float* b_scale_lt = nullptr;  // cuBLASLt layout
+  const void* bias = nullptr;
+  fp8kit_dtype bias_type = FP8KIT_DTYPE_BF16;
+  const uint8_t* a_set(int i) const { return a + (i % sets) * a_set_bytes; }
+  const uint8_t* b_set(int i) const { return b + (i % sets) * b_set_bytes; }
+};
+
+class Bench {
+ public:
+  explicit Bench(const Config& c) : c_(c) {
+    BENCH_CUDA(cudaGetDevice(&device_));
+    BENCH_CUDA(cudaGetDeviceProperties(&prop_, device_));
+    BENCH_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    timer_ = std::make_unique<Timer>(stream_);
+    if (c_.run_cublaslt) lt_ = std::make_unique<CublasLtGemm>(kCublasLtWorkspace);
+  }
+  ~Bench() {
+    timer_.reset();
+    lt_.reset();
+    cudaStreamDestroy(stream_);
+  }
+
+  int run() {
+    const auto start = std::chrono::steady_clock::now();
+    int driver = 0, runtime = 0;
+    BENCH_CUDA(cudaDriverGetVersion(&driver));
+    BENCH_CUDA(cudaRuntimeGetVersion(&runtime));
+    std::printf("fp8kit_bench: fp8kit %d.%d.%d vs cuBLASLt %s | %s (sm_%d%d, %d SMs, L2 %d MB) | driver %s (CUDA %s)\n",
+                FP8KIT_VERSION_MAJOR, FP8KIT_VERSION_MINOR, FP8KIT_VERSION_PATCH, CublasLtGemm::version().c_str(),
+                prop_.name, prop_.major, prop_.minor, prop_.multiProcessorCount, prop_.l2CacheSize >> 20,
+                driver_version().c_str(), cuda_version_text(driver).c_str());
+    copy_gbs_ = timer_->copy_bandwidth_gbs(kCopyBytes, kCopyIters);
+    std::printf("copy roof (D2D, read + write): %.0f GB/s | D %s | %zu shapes x %zu modes | path %s\n", copy_gbs_,
+                c_.opt.out_dtype.c_str(), c_.shapes.size(), c_.modes.size(),
+                c_.path_given ? c_.opt.path.c_str() : "default (auto unless FP8KIT_PATH)");
+    for (Mode mode : c_.modes) {
+      fp8kit_path_choice choice{};
+      if (fp8kit_choose_path(prop_.major, prop_.minor, a_scale_mode(mode), b_scale_mode(mode), &choice) ==
+          FP8KIT_STATUS_SUCCESS)
+        auto_paths_.push_back(fp8kit_path_name(choice.path));
+      else
+        auto_paths_.push_back(std::string("none: ") + fp8kit_last_error());
+      std::printf("  %s: fp8kit AUTO would run %s\n", mode_name(mode), auto_paths_.back().c_str());
+    }
+    print_header_line();
+    for (size_t i = 0; i < c_.shapes.size(); ++i) run_shape(i);
+
+    std::vector<ModeSummary> summaries;
+    for (Mode mode : c_.modes) summaries.push_back(summarize(mode, rows_, copy_gbs_));
+    print_summary(summaries, copy_gbs_);
+    if (timer_->any_timeout())
+      std::printf("warning: a timed batch was not queued within the spin kernel's wait; some times may include "
+                  "launch gaps\n");
+    if (!c_.opt.json.empty()) write_json(summaries, driver, runtime);
+    std::printf("wall time %.1f s\n",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (failures_) {
+      std::printf("FAIL: %d configuration(s) failed the sampled check\n", failures_);
+      return kExitCheckFailed;
+    }
+    return kExitOk;
+  }
+
+ private:
+  void run_shape(size_t index) {
+    const Shape& s = c_.shapes[index];
+    Operands ops;
+    ops.lda = s.k;
+    ops.ldb = s.k;
+    const int d_bytes = dtype_bytes(c_.d_type);
+    ops.ldd = round_up(s.n, 16 / d_bytes);  // 16-byte aligned rows, as fp8kit requires
+    ops.a_set_bytes = round_up(s.m * ops.lda, kSetAlignment);
+    ops.b_set_bytes = round_up(s.n * ops.ldb, kSetAlignment);
+    const double rotation = kRotationL2Multiple * prop_.l2CacheSize;
+    ops.sets = std::clamp<int64_t>(
+        static_cast<int64_t>(std::ceil(rotation / static_cast<double>(ops.a_set_bytes + ops.b_set_bytes))),
+        kMinInputSets, kMaxInputSets);
+    auto* a = static_cast<uint8_t*>(a_buf_.reserve(ops.sets * ops.a_set_bytes));
+    auto* b = static_cast<uint8_t*>(b_buf_.reserve(ops.sets * ops.b_set_bytes));
+    const uint64_t seed = kSeed ^ (static_cast<uint64_t>(index) << 32);
+    fill_normal_e4m3(a, ops.sets * ops.a_set_bytes, seed, stream_);
+    fill_normal_e4m3(b, ops.sets * ops.b_set_bytes, ~seed, stream_);
+    ops.a = a;
+    ops.b = b;
+    ops.d = d_buf_.reserve(s.m * ops.ldd * d_bytes);
+    BENCH_CUDA(cudaStreamSynchronize(stream_));
+
+    std::mt19937_64 rng(seed);
+    const SampleSet samples = draw_samples(s.m, s.n, s.k, a, ops.lda, b, ops.ldb, c_.opt.samples, seed);
+    HostOperands host;
+    if (c_.opt.bias) {
+      host.bias_type = c_.d_type == FP8KIT_DTYPE_F16 ? FP8KIT_DTYPE_F16 : FP8KIT_DTYPE_BF16;
+      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+      host.bias.resize(s.n);
+      for (auto& v : host.bias)
+        v = host.bias_type == FP8KIT_DTYPE_F16 ? fp8kit::ref::encode_f16(dist(rng))
+                                               : fp8kit::ref::encode_bf16(dist(rng));
+      void* bias = bias_buf_.reserve(s.n * sizeof(uint16_t));
+      BENCH_CUDA(cudaMemcpy(bias, host.bias.data(), s.n * sizeof(uint16_t), cudaMemcpyHostToDevice));
+      ops.bias = bias;
+      ops.bias_type = host.bias_type;
+    }
+
+    for (Mode mode : c_.modes) {
+      host.mode = mode;
+      const int64_t kb = ceil_div(s.k, kScaleBlock);
+      switch (mode) {
+        case Mode::Tensor:
+          host.a_scale = random_scales(1, rng);
+          host.b_scale = random_scales(1, rng);
+          break;
+        case Mode::Channel:
+          host.a_scale = random_scales(s.m, rng);
+          host.b_scale = random_scales(s.n, rng);
+          break;
+        case Mode::Block:
+          host.a_scale = random_scales(kb * s.m, rng);
+          host.b_scale = random_scales(ceil_div(s.n, kScaleBlock) * kb, rng);
+          break;
+      }
+      ops.a_scale = upload(a_scale_buf_, host.a_scale);
+      ops.b_scale = upload(b_scale_buf_, host.b_scale);
+      ops.b_scale_lt = mode == Mode::Block ? upload(b_scale_lt_buf_, to_lt_weight_block_scales(host.b_scale, s.n, s.k))
+                                           : ops.b_scale;
+      const Expected expected = expected_values(samples, host, c_.d_type);
+
+      Row row;
+      row.shape = s;
+      row.mode = mode;
+      row.flops = 2.0 * s.m * s.n * s.k;
+      row.bytes = static_cast<double>(s.m * s.k + s.n * s.k + s.m * s.n * d_bytes) +
+                  sizeof(float) * static_cast<double>(host.a_scale.size() + host.b_scale.size()) +
+                  sizeof(uint16_t) * static_cast<double>(host.bias.size());
+      row.input_sets = static_cast<int>(ops.sets);
+      if (c_.run_fp8kit) row.fp8kit = run_fp8kit(s, mode, ops, samples, expected);
+      if (c_.run_cublaslt) row.cublaslt = run_cublaslt(s, mode, ops, samples, expected);
+      for (LibResult* r : {&row.fp8kit, &row.cublaslt}) {
+        if (r->measured()) {
+          r->tflops = row.flops / (r->us * 1e6);
+          r->gbs = row.bytes / (r->us * 1e3);
+        }
+        if (r->outcome == Outcome::Failed) ++failures_;
+      }
+      print_row(row);
+      rows_.push_back(row);
+    }
+  }
+
+  void poison(const Shape& s, const Operands& ops) {
+    BENCH_CUDA(cudaMemsetAsync(ops.d, kPoisonByte, s.m * ops.ldd * dtype_bytes(c_.d_type), stream_));
+  }
+
+  // Checks the output of the call just made on input set 0.
+  bool checked(LibResult* r, const SampleSet& samples, const Expected& expected, const Operands& ops) {
+    BENCH_CUDA(cudaStreamSynchronize(stream_));
+    BENCH_CUDA(cudaGetLastError());
+    const CheckResult check = check_output(samples, expected, ops.d, ops.ldd, c_.d_type);
+    r->check_worst = check.worst;
+    if (check.pass) return true;
+    r->outcome = Outcome::Failed;
+    r->note = std::to_string(check.failures) + "/" + std::to_string(samples.entries.size()) +
+              " samples wrong, first " + check.first_failure;
+    return false;
+  }
+
+  LibResult run_fp8kit(const Shape& s, Mode mode, const Operands& ops, const SampleSet& samples,
+                       const Expected& expected) {
+    LibResult r;
+    fp8kit_gemm_desc desc{};
+    desc.m = s.m;
+    desc.n = s.n;
+    desc.k = s.k;
+    desc.a = ops.a;
+    desc.lda = ops.lda;
+    desc.a_type = FP8KIT_DTYPE_E4M3;
+    desc.b = ops.b;
+    desc.ldb = ops.ldb;
+    desc.b_type = FP8KIT_DTYPE_E4M3;
+    desc.d = ops.d;
+    desc.ldd = ops.ldd;
+    desc.d_type = c_.d_type;
+    desc.a_scale_mode = a_scale_mode(mode);
+    desc.a_scale = ops.a_scale;
+    desc.b_scale_mode = b_scale_mode(mode);
+    desc.b_scale = ops.b_scale;
+    desc.bias = ops.bias;
+    desc.bias_type = ops.bias_type;
+    fp8kit_gemm_options options;
+    fp8kit_gemm_options_init(&options);
+    if (c_.path_given) options.path = c_.path;
+
+    size_t workspace = 0;
+    const fp8kit_status ws_status = fp8kit_gemm_workspace_size(&desc, &options, &workspace);
+    if (ws_status == FP8KIT_STATUS_UNSUPPORTED || ws_status == FP8KIT_STATUS_INVALID_ARGUMENT) {
+      r.outcome = Outcome::NotAvailable;
+      r.note = std::string(fp8kit_status_name(ws_status)) + ": " + fp8kit_last_error();
+      return r;
+    }
+    if (ws_status != FP8KIT_STATUS_SUCCESS)
+      throw CudaFailure(std::string("fp8kit_gemm_workspace_size: ") + fp8kit_last_error());
+    if (workspace) {
+      options.workspace = workspace_buf_.reserve(workspace);
+      options.workspace_size = workspace;
+    }
+
+    auto call = [&](int set) {
+      desc.a = ops.a_set(set);
+      desc.b = ops.b_set(set);
+      const fp8kit_status st = fp8kit_gemm(&desc, &options, stream_);
+      if (st != FP8KIT_STATUS_SUCCESS)
+        throw CudaFailure(std::string("fp8kit_gemm: ") + fp8kit_status_name(st) + ": " + fp8kit_last_error());
+    };
+    poison(s, ops);
+    const fp8kit_status first = fp8kit_gemm(&desc, &options, stream_);
+    if (first == FP8KIT_STATUS_UNSUPPORTED || first == FP8KIT_STATUS_INVALID_ARGUMENT) {
+      r.outcome = Outcome::NotAvailable;
+      r.note = std::string(fp8kit_status_name(first)) + ": " + fp8kit_last_error();
+      return r;
+    }
+    if (first != FP8KIT_STATUS_SUCCESS)
+      throw CudaFailure(std::string("fp8kit_gemm: ") + fp8kit_status_name(first) + ": " + fp8kit_last_error());
+    if (!checked(&r, samples, expected, ops)) return r;
+
+    const Timing t = timer_->time(c_.opt.warmups, c_.opt.iters, c_.opt.budget_ms, call);
+    r.outcome = Outcome::Measured;
+    r.us = t.median_us;
+    r.min_us = t.min_us;
+    r.runs = t.runs;
+    return r;
+  }
+
+  LibResult run_cublaslt(const Shape& s, Mode mode, const Operands& ops, const SampleSet& samples,
+                         const Expected& expected) {
+    LibResult r;
+    LtProblem p;
+    p.m = s.m;
+    p.n = s.n;
+    p.k = s.k;
+    p.lda = ops.lda;
+    p.ldb = ops.ldb;
+    p.ldd = ops.ldd;
+    p.d_type = c_.d_type;
+    p.mode = mode;
+    p.a_scale = ops.a_scale;
+    p.b_scale_lt = ops.b_scale_lt;
+    p.bias = ops.bias;
+    p.bias_type = ops.bias_type;
+    std::string why;
+    if (!lt_->prepare(p, &why)) {
+      r.outcome = Outcome::NotAvailable;
+      r.note = why;
+      return r;
+    }
+
+    // The fastest of the heuristic's candidates, each timed briefly.
+    int best = -1;
+    double best_us = 0.0;
+    int ran = 0;
+    for (int algo = 0; algo < lt_->algorithm_count(); ++algo) {
+      if (lt_->run(algo, ops.a, ops.b, ops.d, stream_) != CUBLAS_STATUS_SUCCESS) continue;
+      ++ran;
+      const Timing t = timer_->time(kAlgoWarmups, kAlgoIters, c_.opt.budget_ms, [&](int set) {
+        const cublasStatus_t st = lt_->run(algo, ops.a_set(set), ops.b_set(set), ops.d, stream_);
+        if (st != CUBLAS_STATUS_SUCCESS) throw CudaFailure(std::string("cublasLtMatmul: ") + cublasLtGetStatusName(st));
+      });
+      if (best < 0 || t.median_us < best_us) {
+        best = algo;
+        best_us = t.median_us;
+      }
+    }
+    if (best < 0) {
+      r.outcome = Outcome::NotAvailable;
+      r.note = "no heuristic algorithm ran";
+      return r;
+    }
+    r.algorithm = best;
+    r.algorithm_count = ran;
+
+    auto call = [&](int set) {
+      const cublasStatus_t st = lt_->run(best, ops.a_set(set), ops.b_set(set), ops.d, stream_);
+      if (st != CUBLAS_STATUS_SUCCESS) throw CudaFailure(std::string("cublasLtMatmul: ") + cublasLtGetStatusName(st));
+    };
+    poison(s, ops);
+    call(0);
+    if (!checked(&r, samples, expected, ops)) return r;
+
+    const Timing t = timer_->time(c_.opt.warmups, c_.opt.iters, c_.opt.budget_ms, call);
+    r.outcome = Outcome::Measured;
+    r.us = t.median_us;
+    r.min_us = t.min_us;
+    r.runs = t.runs;
+    return r;
+  }
+
+  void write_json(const std::vector<ModeSummary>& summaries, int driver, int runtime) {
+    nlohmann::ordered_json j;
+    j["tool"] = "fp8kit_bench";
+    j["date"] = utc_now();
+    j["gpu"] = {{"name", prop_.name},
+                {"compute_capability", std::to_string(prop_.major) + "." + std::to_string(prop_.minor)},
+                {"sms", prop_.multiProcessorCount},
+                {"l2_bytes", prop_.l2CacheSize},
+                {"memory_bytes", prop_.totalGlobalMem}};
+    j["driver_version"] = driver_version();
+    j["cuda_driver_api"] = cuda_version_text(driver);
+    j["cuda_runtime"] = cuda_version_text(runtime);
+    j["cublaslt_version"] = CublasLtGemm::version();
+    j["fp8kit_version"] = std::to_string(FP8KIT_VERSION_MAJOR) + "." + std::to_string(FP8KIT_VERSION_MINOR) + "." +
+                          std::to_string(FP8KIT_VERSION_PATCH);
+    j["copy_bandwidth_gbs"] = copy_gbs_;
+    std::vector<std::string> mode_names;
+    for (Mode m : c_.modes) mode_names.push_back(mode_name(m));
+    j["config"] = {{"suite", c_.opt.suite},
+                   {"modes", mode_names},
+                   {"out_dtype", c_.opt.out_dtype},
+                   {"path", c_.path_given ? c_.opt.path : "default"},
+                   {"bias", c_.opt.bias},
+                   {"warmups", c_.opt.warmups},
+                   {"iters", c_.opt.iters},
+                   {"budget_ms", c_.opt.budget_ms},
+                   {"samples", c_.opt.samples},
+                   {"quick", c_.opt.quick},
+                   {"filters", c_.opt.filters},
+                   {"libs", c_.opt.libs},
+                   {"timing_gap_warning", timer_->any_timeout()}};
+    nlohmann::ordered_json modes = nlohmann::ordered_json::object();
+    for (size_t i = 0; i < summaries.size(); ++i) {
+      auto sj = summary_json(summaries[i]);
+      sj["fp8kit_auto_path"] = auto_paths_[i];
+      modes[mode_name(summaries[i].mode)] = sj;
+    }
+    j["modes"] = modes;
+    j["failures"] = failures_;
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const Row& r : rows_) rows.push_back(row_json(r));
+    j["rows"] = rows;
+    std::ofstream out(c_.opt.json);
+    if (!out) throw BadArgs("cannot write " + c_.opt.json);
+    out << j.dump(1) << "\n";
+    std::printf("wrote %s\n", c_.opt.json.c_str());
+  }
+
+  const Config& c_;
+  int device_ = 0;
+  cudaDeviceProp prop_{};
+  cudaStream_t stream_ = nullptr;
+  std::unique_ptr<Timer> timer_;
+  std::unique_ptr<CublasLtGemm> lt_;
+  DeviceBuffer a_buf_, b_buf_, d_buf_, workspace_buf_, a_scale_buf_, b_scale_buf_, b_scale_lt_buf_, bias_buf_;
+  double copy_gbs_ = 0.0;
+  std::vector<std::string> auto_paths_;
+  std::vector<Row> rows_;
+  int failures_ = 0;
+};
+
+}  // namespace
+}  // namespace fp8bench
+
+int main(int argc, char** argv) {
+  using namespace fp8bench;
+  Options opt;
+  CLI::App app{"fp8kit_bench: fp8kit against cuBLASLt on the LLM GEMM suite (docs/bench.md)"};
+  app.add_option("--suite", opt.suite, "suite file")->capture_default_str();
+  app.add_option("--modes", opt.modes, "scale modes: tensor,channel,block")->delimiter(',')->capture_default_str();
+  app.add_option("--out-dtype", opt.out_dtype, "D dtype: bf16, f16 or f32")->capture_default_str();
+  app.add_option("--path", opt.path, "fp8kit path: auto|sm90_wgmma|sm89_mma|sm75_hmma (default: fp8kit's)");
+  app.add_option("--json", opt.json, "write results as JSON to this file");
+  app.add_option("--iters", opt.iters, "timed calls per configuration (at most)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  app.add_option("--warmups", opt.warmups, "untimed calls before timing")->check(CLI::Range(0, 1000))->capture_default_str();
+  app.add_option("--budget-ms", opt.budget_ms, "fewer timed calls (not under 5) when they would take longer")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--samples", opt.samples, "checked entries of D per configuration")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--filter", opt.filters, "only shapes M,N,K (each a number or *); repeatable");
+  app.add_option("--libs", opt.libs, "libraries to run: fp8kit,cublaslt")->delimiter(',')->capture_default_str();
+  app.add_flag("--quick", opt.quick, "a smaller subset of the suite");
+  app.add_flag("--bias", opt.bias, "add a bias[N] epilogue on both sides");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitBadArgs;
+  }
+  try {
+    const Config config = configure(opt);
+    Bench bench(config);
+    return bench.run();
+  } catch (const BadArgs& e) {
+    std::fprintf(stderr, "fp8kit_bench: %s\n", e.what());
+    return kExitBadArgs;
+  } catch (const CudaFailure& e) {
+    std::fprintf(stderr, "fp8kit_bench: %s\n", e.what());
+    return kExitCudaError;
+  }
+}

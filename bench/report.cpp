@@ -1,0 +1,172 @@
+#include "report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace fp8bench {
+namespace {
+
+double geomean(const std::vector<double>& v) {
+  if (v.empty()) return 0.0;
+  double log_sum = 0.0;
+  for (double x : v) log_sum += std::log(x);
+  return std::exp(log_sum / static_cast<double>(v.size()));
+}
+
+std::string cell(const LibResult& r, double value, const char* format, int width) {
+  char text[64];
+  if (r.measured())
+    std::snprintf(text, sizeof text, format, width, value);
+  else
+    std::snprintf(text, sizeof text, "%*s", width, r.outcome == Outcome::Failed ? "FAIL" : "n/a");
+  return text;
+}
+
+nlohmann::ordered_json lib_json(const LibResult& r, bool with_algorithm) {
+  nlohmann::ordered_json j;
+  j["status"] = outcome_name(r.outcome);
+  if (!r.note.empty()) j["note"] = r.note;
+  if (r.measured()) {
+    j["us"] = r.us;
+    j["min_us"] = r.min_us;
+    j["tflops"] = r.tflops;
+    j["gbs"] = r.gbs;
+    j["runs"] = r.runs;
+  }
+  if (r.outcome == Outcome::Measured || r.outcome == Outcome::Failed) j["check_worst_error_ratio"] = r.check_worst;
+  if (with_algorithm && r.algorithm >= 0) {
+    j["algorithm_index"] = r.algorithm;
+    j["algorithms_tried"] = r.algorithm_count;
+  }
+  return j;
+}
+
+}  // namespace
+
+const char* outcome_name(Outcome o) {
+  switch (o) {
+    case Outcome::Measured: return "ok";
+    case Outcome::NotAvailable: return "n/a";
+    case Outcome::Failed: return "FAIL";
+    case Outcome::Skipped: return "skipped";
+  }
+  return "?";
+}
+
+double Row::ratio() const {
+  if (!fp8kit.measured() || !cublaslt.measured() || fp8kit.us <= 0.0) return 0.0;
+  return cublaslt.us / fp8kit.us;
+}
+
+ModeSummary summarize(Mode mode, const std::vector<Row>& rows, double copy_gbs) {
+  ModeSummary s;
+  s.mode = mode;
+  std::vector<double> ratios, f_tflops, c_tflops, f_gbs, c_gbs;
+  for (const Row& r : rows) {
+    if (r.mode != mode) continue;
+    if (r.fp8kit.measured()) s.fp8kit_best_tflops = std::max(s.fp8kit_best_tflops, r.fp8kit.tflops);
+    if (r.cublaslt.measured()) s.cublaslt_best_tflops = std::max(s.cublaslt_best_tflops, r.cublaslt.tflops);
+    if (r.shape.kind != ShapeKind::Grid) continue;
+    if (r.shape.m >= kLargeM) {
+      if (r.ratio() > 0.0) ratios.push_back(r.ratio());
+      if (r.fp8kit.measured()) f_tflops.push_back(r.fp8kit.tflops);
+      if (r.cublaslt.measured()) c_tflops.push_back(r.cublaslt.tflops);
+    }
+    if (r.shape.m <= kDecodeM) {
+      if (r.fp8kit.measured()) f_gbs.push_back(r.fp8kit.gbs);
+      if (r.cublaslt.measured()) c_gbs.push_back(r.cublaslt.gbs);
+    }
+  }
+  s.ratio_count = static_cast<int>(ratios.size());
+  s.geomean_ratio_m512 = geomean(ratios);
+  s.fp8kit_geomean_tflops_m512 = geomean(f_tflops);
+  s.cublaslt_geomean_tflops_m512 = geomean(c_tflops);
+  s.decode_count = static_cast<int>(f_gbs.size());
+  s.fp8kit_decode_gbs = geomean(f_gbs);
+  s.cublaslt_decode_gbs = geomean(c_gbs);
+  if (copy_gbs > 0.0) {
+    s.fp8kit_decode_fraction = s.fp8kit_decode_gbs / copy_gbs;
+    s.cublaslt_decode_fraction = s.cublaslt_decode_gbs / copy_gbs;
+  }
+  return s;
+}
+
+void print_header_line() {
+  std::printf("%6s %6s %6s %-7s | %10s %8s %8s | %9s | %11s %8s\n", "M", "N", "K", "mode", "fp8kit us", "TFLOP/s",
+              "GB/s", "xcuBLASLt", "cuBLASLt us", "TFLOP/s");
+}
+
+void print_row(const Row& r) {
+  char ratio[32];
+  if (r.ratio() > 0.0)
+    std::snprintf(ratio, sizeof ratio, "%9.3f", r.ratio());
+  else
+    std::snprintf(ratio, sizeof ratio, "%9s", "n/a");
+  std::printf("%6lld %6lld %6lld %-7s | %s %s %s | %s | %s %s", static_cast<long long>(r.shape.m),
+              static_cast<long long>(r.shape.n), static_cast<long long>(r.shape.k), mode_name(r.mode),
+              cell(r.fp8kit, r.fp8kit.us, "%*.1f", 10).c_str(), cell(r.fp8kit, r.fp8kit.tflops, "%*.1f", 8).c_str(),
+              cell(r.fp8kit, r.fp8kit.gbs, "%*.0f", 8).c_str(), ratio,
+              cell(r.cublaslt, r.cublaslt.us, "%*.1f", 11).c_str(),
+              cell(r.cublaslt, r.cublaslt.tflops, "%*.1f", 8).c_str());
+  std::string notes;
+  if (!r.fp8kit.note.empty()) notes += " [fp8kit: " + r.fp8kit.note + "]";
+  if (!r.cublaslt.note.empty()) notes += " [cuBLASLt: " + r.cublaslt.note + "]";
+  std::printf("%s\n", notes.c_str());
+  std::fflush(stdout);
+}
+
+void print_summary(const std::vector<ModeSummary>& summaries, double copy_gbs) {
+  std::printf("\nSummary over the grid (every M x every (N,K)); best over all rows. Copy roof %.0f GB/s.\n", copy_gbs);
+  std::printf("%-7s | %-26s | %-29s | %s\n", "mode", "geomean xcuBLASLt, M>=512", "best TFLOP/s fp8kit/cuBLASLt",
+              "decode M<=16 GB/s (of copy) fp8kit / cuBLASLt");
+  for (const ModeSummary& s : summaries) {
+    char ratio[48];
+    if (s.ratio_count)
+      std::snprintf(ratio, sizeof ratio, "%.3f (%d shapes)", s.geomean_ratio_m512, s.ratio_count);
+    else
+      std::snprintf(ratio, sizeof ratio, "n/a");
+    std::printf("%-7s | %-26s | %8.1f / %-18.1f | %.0f (%.1f%%) / %.0f (%.1f%%)\n", mode_name(s.mode), ratio,
+                s.fp8kit_best_tflops, s.cublaslt_best_tflops, s.fp8kit_decode_gbs, 100.0 * s.fp8kit_decode_fraction,
+                s.cublaslt_decode_gbs, 100.0 * s.cublaslt_decode_fraction);
+  }
+}
+
+nlohmann::ordered_json row_json(const Row& r) {
+  nlohmann::ordered_json j;
+  j["m"] = r.shape.m;
+  j["n"] = r.shape.n;
+  j["k"] = r.shape.k;
+  j["mode"] = mode_name(r.mode);
+  j["kind"] = shape_kind_name(r.shape.kind);
+  if (!r.shape.model.empty()) j["model"] = r.shape.model;
+  if (!r.shape.layer.empty()) j["layer"] = r.shape.layer;
+  j["flops"] = r.flops;
+  j["bytes"] = r.bytes;
+  j["input_sets"] = r.input_sets;
+  j["fp8kit"] = lib_json(r.fp8kit, false);
+  j["cublaslt"] = lib_json(r.cublaslt, true);
+  if (r.ratio() > 0.0)
+    j["ratio_vs_cublaslt"] = r.ratio();
+  else
+    j["ratio_vs_cublaslt"] = nullptr;
+  return j;
+}
+
+nlohmann::ordered_json summary_json(const ModeSummary& s) {
+  nlohmann::ordered_json j;
+  j["geomean_ratio_m512"] = s.geomean_ratio_m512;
+  j["ratio_shapes"] = s.ratio_count;
+  j["best_tflops"] = s.fp8kit_best_tflops;
+  j["decode_bw_fraction"] = s.fp8kit_decode_fraction;
+  j["decode_gbs"] = s.fp8kit_decode_gbs;
+  j["decode_shapes"] = s.decode_count;
+  j["geomean_tflops_m512"] = s.fp8kit_geomean_tflops_m512;
+  j["cublaslt"] = {{"geomean_tflops_m512", s.cublaslt_geomean_tflops_m512},
+                   {"best_tflops", s.cublaslt_best_tflops},
+                   {"decode_gbs", s.cublaslt_decode_gbs},
+                   {"decode_bw_fraction", s.cublaslt_decode_fraction}};
+  return j;
+}
+
+}  // namespace fp8bench
