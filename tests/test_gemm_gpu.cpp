@@ -11,10 +11,10 @@
 #include <tuple>
 #include <vector>
 
-#include "gpu_harness.hpp"
+#include "reference/gemm_check.hpp"
 
-using fp8kit::test::GemmCase;
-using fp8kit::test::GemmOutcome;
+using fp8kit::ref::GemmCase;
+using fp8kit::ref::GemmOutcome;
 
 namespace {
 
@@ -43,8 +43,8 @@ const fp8kit_dtype kOuts[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16, FP8KIT_DTYPE_
 // Runs the case and turns the outcome into assertions; skips when the forced
 // path is absent from this build or cannot run on this GPU.
 void expect_correct(const GemmCase& c, fp8kit_path path) {
-  if (!fp8kit::test::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
-  const GemmOutcome r = fp8kit::test::run_case(c, path, rng());
+  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  const GemmOutcome r = fp8kit::ref::run_case(c, path, rng());
   if (r.status == FP8KIT_STATUS_UNSUPPORTED && path != FP8KIT_PATH_AUTO)
     GTEST_SKIP() << fp8kit_path_name(path) << " cannot run here: " << r.message;
   ASSERT_EQ(r.status, FP8KIT_STATUS_SUCCESS) << c.label() << ": " << r.message;
@@ -141,8 +141,8 @@ INSTANTIATE_TEST_SUITE_P(Ragged, GemmShapes,
 // ---- Refusals that need a real device ---------------------------------------
 
 TEST(GemmDevice, HostPointerIsRefusedBeforeLaunch) {
-  if (!fp8kit::test::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
-  fp8kit::test::DeviceBuffer b(64 * 16), d(64 * 16 * 2);
+  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  fp8kit::ref::DeviceBuffer b(64 * 16), d(64 * 16 * 2);
   alignas(16) static uint8_t host_a[64 * 16];
   fp8kit_gemm_desc desc{};
   desc.m = 64; desc.n = 64; desc.k = 16;
@@ -156,8 +156,8 @@ TEST(GemmDevice, HostPointerIsRefusedBeforeLaunch) {
 
 TEST(GemmDevice, CheckedModeBlamesTheEarlierFault) {
   // An error queued before fp8kit_gemm is reported as not fp8kit's.
-  if (!fp8kit::test::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
-  fp8kit::test::DeviceBuffer a(64 * 16), b(64 * 16), d(64 * 64 * 2);
+  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  fp8kit::ref::DeviceBuffer a(64 * 16), b(64 * 16), d(64 * 64 * 2);
   fp8kit_gemm_desc desc{};
   desc.m = 64; desc.n = 64; desc.k = 16;
   desc.a = a.get(); desc.lda = 16; desc.a_type = FP8KIT_DTYPE_E4M3;
@@ -172,8 +172,8 @@ TEST(GemmDevice, CheckedModeBlamesTheEarlierFault) {
 }
 
 TEST(GemmDevice, WorkspaceQueryAnswers) {
-  if (!fp8kit::test::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
-  fp8kit::test::DeviceBuffer a(16 * 4096), b(4096 * 4096), d(16 * 4096 * 2);
+  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  fp8kit::ref::DeviceBuffer a(16 * 4096), b(4096 * 4096), d(16 * 4096 * 2);
   fp8kit_gemm_desc desc{};
   desc.m = 16; desc.n = 4096; desc.k = 4096;
   desc.a = a.get(); desc.lda = 4096; desc.a_type = FP8KIT_DTYPE_E4M3;

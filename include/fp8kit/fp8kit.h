@@ -106,6 +106,11 @@ void fp8kit_gemm_options_init(fp8kit_gemm_options* options);
 fp8kit_status fp8kit_gemm(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options,
                           void* stream);
 
+/* The path fp8kit_gemm would run for this problem on the current device,
+ * without launching anything (same validation, same errors). */
+fp8kit_status fp8kit_gemm_select(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options,
+                                 fp8kit_path* path);
+
 /* Bytes of workspace the chosen configuration would use for best speed (0 if
  * none). Passing less workspace is never an error: it only limits split-K. */
 fp8kit_status fp8kit_gemm_workspace_size(const fp8kit_gemm_desc* desc,

@@ -329,28 +329,42 @@ fp8kit_status resolve_options(const fp8kit_gemm_options* in, fp8kit_gemm_options
   return FP8KIT_STATUS_SUCCESS;
 }
 
-fp8kit_status gemm(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options, cudaStream_t stream) {
+// Everything before a launch: validation, options, device, pointers, path.
+struct Plan {
   GemmParams p;
-  fp8kit_status s = validate(desc, &p);
-  if (s != FP8KIT_STATUS_SUCCESS) return s;
   fp8kit_gemm_options opt;
-  s = resolve_options(options, &opt);
-  if (s != FP8KIT_STATUS_SUCCESS) return s;
   const DeviceInfo* dev = nullptr;
-  s = current_device(&dev);
+  const GemmPath* path = nullptr;
+};
+
+fp8kit_status plan(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options, Plan* out) {
+  fp8kit_status s = validate(desc, &out->p);
   if (s != FP8KIT_STATUS_SUCCESS) return s;
+  s = resolve_options(options, &out->opt);
+  if (s != FP8KIT_STATUS_SUCCESS) return s;
+  s = current_device(&out->dev);
+  if (s != FP8KIT_STATUS_SUCCESS) return s;
+  const GemmParams& p = out->p;
   const struct {
     const char* name;
     const void* ptr;
   } pointers[] = {{"a", p.a}, {"b", p.b}, {"d", p.d}, {"a_scale", p.a_scale}, {"b_scale", p.b_scale},
-                  {"bias", p.bias}, {"options->workspace", opt.workspace}};
+                  {"bias", p.bias}, {"options->workspace", out->opt.workspace}};
   for (const auto& ptr : pointers) {
-    s = check_device_pointer(ptr.name, ptr.ptr, dev->device);
+    s = check_device_pointer(ptr.name, ptr.ptr, out->dev->device);
     if (s != FP8KIT_STATUS_SUCCESS) return s;
   }
-  const GemmPath* path = nullptr;
-  s = choose(p, *dev, opt.path, &path);
+  return choose(p, *out->dev, out->opt.path, &out->path);
+}
+
+fp8kit_status gemm(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options, cudaStream_t stream) {
+  Plan pl;
+  fp8kit_status s = plan(desc, options, &pl);
   if (s != FP8KIT_STATUS_SUCCESS) return s;
+  const GemmParams& p = pl.p;
+  const fp8kit_gemm_options& opt = pl.opt;
+  const GemmPath* path = pl.path;
+  const DeviceInfo* dev = pl.dev;
 
   LaunchEnv env;
   env.checked = opt.checked != 0;
@@ -441,23 +455,30 @@ fp8kit_status fp8kit_gemm_workspace_size(const fp8kit_gemm_desc* desc, const fp8
   try {
     if (!bytes) return fp8kit::fail(FP8KIT_STATUS_INVALID_ARGUMENT, "bytes is NULL");
     *bytes = 0;
-    fp8kit::GemmParams p;
-    fp8kit_status s = fp8kit::validate(desc, &p);
+    fp8kit::Plan pl;
+    const fp8kit_status s = fp8kit::plan(desc, options, &pl);
     if (s != FP8KIT_STATUS_SUCCESS) return s;
-    fp8kit_gemm_options opt;
-    s = fp8kit::resolve_options(options, &opt);
-    if (s != FP8KIT_STATUS_SUCCESS) return s;
-    const fp8kit::DeviceInfo* dev = nullptr;
-    s = fp8kit::current_device(&dev);
-    if (s != FP8KIT_STATUS_SUCCESS) return s;
-    const fp8kit::GemmPath* path = nullptr;
-    s = fp8kit::choose(p, *dev, opt.path, &path);
-    if (s != FP8KIT_STATUS_SUCCESS) return s;
-    *bytes = path->workspace_size ? path->workspace_size(p, *dev) : 0;
+    *bytes = pl.path->workspace_size ? pl.path->workspace_size(pl.p, *pl.dev) : 0;
     fp8kit::clear_error();
     return FP8KIT_STATUS_SUCCESS;
   } catch (...) {
     return fp8kit::fail(FP8KIT_STATUS_INTERNAL_ERROR, "unexpected exception in fp8kit_gemm_workspace_size");
+  }
+}
+
+fp8kit_status fp8kit_gemm_select(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options,
+                                 fp8kit_path* path) {
+  try {
+    if (!path) return fp8kit::fail(FP8KIT_STATUS_INVALID_ARGUMENT, "path is NULL");
+    *path = FP8KIT_PATH_AUTO;
+    fp8kit::Plan pl;
+    const fp8kit_status s = fp8kit::plan(desc, options, &pl);
+    if (s != FP8KIT_STATUS_SUCCESS) return s;
+    *path = pl.path->id;
+    fp8kit::clear_error();
+    return FP8KIT_STATUS_SUCCESS;
+  } catch (...) {
+    return fp8kit::fail(FP8KIT_STATUS_INTERNAL_ERROR, "unexpected exception in fp8kit_gemm_select");
   }
 }
 

@@ -1,4 +1,4 @@
-#include "gpu_harness.hpp"
+#include "reference/gemm_check.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -10,7 +10,7 @@
 #include "reference/fp8_codec.hpp"
 #include "reference/gemm_reference.hpp"
 
-namespace fp8kit::test {
+namespace fp8kit::ref {
 namespace {
 
 constexpr uint8_t kPoisonByte = 0xff;          // NaN in bf16, f16 and f32 (all-ones)
@@ -45,18 +45,43 @@ double out_tiny(fp8kit_dtype t) {
 // its bound is widened accordingly.
 double acc_factor(fp8kit_path path) { return path == FP8KIT_PATH_SM90_WGMMA ? 1024.0 : 2.0; }
 
+// Inputs: mostly N(0,1) quantised, a few any-finite bytes of magnitude <= 448.
+// Drawn from a per-dtype pool built once, since encoding per element would
+// dominate the run time of large test shapes.
 uint8_t random_fp8(fp8kit_dtype t, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> u(0, 1);
-  if (u(rng) < kWildFraction) {
-    // Any finite byte whose magnitude stays <= 448: subnormals, extremes.
-    for (;;) {
-      const auto b = static_cast<uint8_t>(rng());
-      const double v = ref::decode_fp8(t, b);
-      if (std::isfinite(v) && std::fabs(v) <= kMaxInputMagnitude) return b;
+  constexpr int kPool = 1 << 14;
+  struct Pool {
+    std::vector<uint8_t> bytes;
+    explicit Pool(fp8kit_dtype type) : bytes(kPool) {
+      std::mt19937_64 g(static_cast<uint64_t>(type) + 1);
+      std::uniform_real_distribution<double> u(0, 1);
+      std::normal_distribution<double> n(0, 1);
+      for (auto& b : bytes) {
+        if (u(g) < kWildFraction) {
+          for (;;) {
+            b = static_cast<uint8_t>(g());
+            const double v = decode_fp8(type, b);
+            if (std::isfinite(v) && std::fabs(v) <= kMaxInputMagnitude) break;
+          }
+        } else {
+          b = encode_fp8(type, n(g), true);
+        }
+      }
     }
+  };
+  static const Pool e4m3(FP8KIT_DTYPE_E4M3), e5m2(FP8KIT_DTYPE_E5M2);
+  const Pool& pool = t == FP8KIT_DTYPE_E5M2 ? e5m2 : e4m3;
+  return pool.bytes[rng() % kPool];
+}
+
+// Largest finite value of an output dtype: a reference beyond it (plus half
+// an ulp) must come out as an infinity of the same sign.
+double out_max(fp8kit_dtype t) {
+  switch (t) {
+    case FP8KIT_DTYPE_BF16: return 3.3895313892515355e38;
+    case FP8KIT_DTYPE_F16: return 65504.0;
+    default: return 3.4028234663852886e38;
   }
-  std::normal_distribution<double> n(0, 1);
-  return ref::encode_fp8(t, n(rng), true);
 }
 
 }  // namespace
@@ -87,85 +112,97 @@ std::string GemmCase::label() const {
   return s.str();
 }
 
-GemmOutcome run_case(const GemmCase& c, fp8kit_path path, std::mt19937_64& rng, int64_t full_check_limit,
-                     int samples) {
-  GemmOutcome out;
-  const int ob = ref::dtype_bytes(c.d_type);
-  const int64_t lda = c.k + c.lda_pad, ldb = c.k + c.ldb_pad, ldd = c.n + c.ldd_pad;
-  std::vector<uint8_t> a(static_cast<size_t>(c.m * lda)), b(static_cast<size_t>(c.n * ldb));
-  for (auto& x : a) x = random_fp8(c.a_type, rng);
-  for (auto& x : b) x = random_fp8(c.b_type, rng);
+Problem::Problem(const GemmCase& c, std::mt19937_64& rng)
+    : c_(c),
+      lda_(c.k + c.lda_pad),
+      ldb_(c.k + c.ldb_pad),
+      ldd_(c.n + c.ldd_pad),
+      a_(static_cast<size_t>(c.m * lda_)),
+      b_(static_cast<size_t>(c.n * ldb_)),
+      bias_(c.bias ? static_cast<size_t>(c.n * dtype_bytes(c.bias_type)) : 0),
+      sa_(static_cast<size_t>(a_scale_count(c.a_mode, c.m, c.k))),
+      sb_(static_cast<size_t>(b_scale_count(c.b_mode, c.n, c.k))),
+      d_bytes_(static_cast<size_t>(c.m * ldd_ * dtype_bytes(c.d_type))),
+      da_(a_.size()),
+      db_(b_.size()),
+      dd_(d_bytes_ + kGuardBytes),
+      dsa_(sa_.size() * sizeof(float)),
+      dsb_(sb_.size() * sizeof(float)),
+      dbias_(bias_.size()) {
+  for (auto& x : a_) x = random_fp8(c.a_type, rng);
+  for (auto& x : b_) x = random_fp8(c.b_type, rng);
   std::uniform_real_distribution<double> scale_dist(0.25, 2.0);
-  std::vector<float> sa(static_cast<size_t>(ref::a_scale_count(c.a_mode, c.m, c.k)));
-  std::vector<float> sb(static_cast<size_t>(ref::b_scale_count(c.b_mode, c.n, c.k)));
-  // Scales near 1/sqrt(K) keep outputs O(1) for every output dtype.
-  const double norm = 1.0 / std::sqrt(static_cast<double>(c.k));
-  for (auto& x : sa) x = static_cast<float>(scale_dist(rng) * std::sqrt(norm));
-  for (auto& x : sb) x = static_cast<float>(scale_dist(rng) * std::sqrt(norm));
-  const int bias_bytes = ref::dtype_bytes(c.bias_type);
-  std::vector<uint8_t> bias(c.bias ? static_cast<size_t>(c.n * bias_bytes) : 0);
+  // Scales near 1/sqrt(K) overall keep outputs O(1) for every output dtype.
+  const double per_side = std::sqrt(1.0 / std::sqrt(static_cast<double>(c.k)));
+  for (auto& x : sa_) x = static_cast<float>(scale_dist(rng) * per_side);
+  for (auto& x : sb_) x = static_cast<float>(scale_dist(rng) * per_side);
   std::normal_distribution<double> nd(0, 1);
-  for (int64_t i = 0; c.bias && i < c.n; ++i) ref::store_element(c.bias_type, bias.data(), i, nd(rng));
+  for (int64_t i = 0; c.bias && i < c.n; ++i) store_element(c.bias_type, bias_.data(), i, nd(rng));
+  da_.upload(a_.data(), a_.size());
+  db_.upload(b_.data(), b_.size());
+  if (!sa_.empty()) dsa_.upload(sa_.data(), sa_.size() * sizeof(float));
+  if (!sb_.empty()) dsb_.upload(sb_.data(), sb_.size() * sizeof(float));
+  if (!bias_.empty()) dbias_.upload(bias_.data(), bias_.size());
 
-  const size_t d_bytes = static_cast<size_t>(c.m * ldd * ob);
-  DeviceBuffer da(a.size()), db(b.size()), dd(d_bytes + kGuardBytes), dsa(sa.size() * 4), dsb(sb.size() * 4),
-      dbias(bias.size());
-  da.upload(a.data(), a.size());
-  db.upload(b.data(), b.size());
-  if (!sa.empty()) dsa.upload(sa.data(), sa.size() * 4);
-  if (!sb.empty()) dsb.upload(sb.data(), sb.size() * 4);
-  if (!bias.empty()) dbias.upload(bias.data(), bias.size());
-  check_cuda(cudaMemset(dd.get(), kPoisonByte, d_bytes + kGuardBytes), "poison d");
+  desc_.m = c.m; desc_.n = c.n; desc_.k = c.k;
+  desc_.a = da_.get(); desc_.lda = lda_; desc_.a_type = c.a_type;
+  desc_.b = db_.get(); desc_.ldb = ldb_; desc_.b_type = c.b_type;
+  desc_.d = dd_.get(); desc_.ldd = ldd_; desc_.d_type = c.d_type;
+  desc_.a_scale_mode = c.a_mode; desc_.a_scale = sa_.empty() ? nullptr : static_cast<const float*>(dsa_.get());
+  desc_.b_scale_mode = c.b_mode; desc_.b_scale = sb_.empty() ? nullptr : static_cast<const float*>(dsb_.get());
+  desc_.bias = c.bias ? dbias_.get() : nullptr; desc_.bias_type = c.bias_type;
+}
 
-  fp8kit_gemm_desc d{};
-  d.m = c.m; d.n = c.n; d.k = c.k;
-  d.a = da.get(); d.lda = lda; d.a_type = c.a_type;
-  d.b = db.get(); d.ldb = ldb; d.b_type = c.b_type;
-  d.d = dd.get(); d.ldd = ldd; d.d_type = c.d_type;
-  d.a_scale_mode = c.a_mode; d.a_scale = sa.empty() ? nullptr : static_cast<const float*>(dsa.get());
-  d.b_scale_mode = c.b_mode; d.b_scale = sb.empty() ? nullptr : static_cast<const float*>(dsb.get());
-  d.bias = c.bias ? dbias.get() : nullptr; d.bias_type = c.bias_type;
-  fp8kit_gemm_options opt;
-  fp8kit_gemm_options_init(&opt);
-  opt.path = path;
-  opt.checked = 1;
-  out.status = fp8kit_gemm(&d, &opt, nullptr);
-  out.message = fp8kit_last_error();
-  if (out.status != FP8KIT_STATUS_SUCCESS) return out;
-  check_cuda(cudaDeviceSynchronize(), "sync");
+void Problem::poison() const {
+  check_cuda(cudaMemset(dd_.get(), kPoisonByte, d_bytes_ + kGuardBytes), "poison d");
+}
 
+GemmOutcome Problem::check(fp8kit_path path, std::mt19937_64& rng, int64_t full_check_limit, int samples) const {
+  GemmOutcome out;
+  const GemmCase& c = c_;
+  const int64_t ldd = ldd_;
+  const int ob = dtype_bytes(c.d_type);
+  const size_t d_bytes = d_bytes_;
   std::vector<uint8_t> host(d_bytes + kGuardBytes);
-  dd.download(host.data(), host.size());
+  dd_.download(host.data(), host.size());
   // Padding columns [n, ldd) and the guard must still hold the poison.
   for (int64_t row = 0; row < c.m; ++row)
     for (int64_t byte = c.n * ob; byte < ldd * ob; ++byte)
       out.clobbered += host[static_cast<size_t>(row * ldd * ob + byte)] != kPoisonByte;
   for (size_t i = d_bytes; i < host.size(); ++i) out.clobbered += host[i] != kPoisonByte;
 
-  ref::HostGemm g;
+  HostGemm g;
   g.m = c.m; g.n = c.n; g.k = c.k;
-  g.a = a.data(); g.lda = lda; g.a_type = c.a_type;
-  g.b = b.data(); g.ldb = ldb; g.b_type = c.b_type;
-  g.a_scale_mode = c.a_mode; g.a_scale = sa.data();
-  g.b_scale_mode = c.b_mode; g.b_scale = sb.data();
-  g.bias = c.bias ? bias.data() : nullptr; g.bias_type = c.bias_type;
-
-  // Every element must have been written: inputs are bounded, so a correct
-  // result is always finite and the all-ones poison (NaN) never survives.
+  g.a = a_.data(); g.lda = lda_; g.a_type = c.a_type;
+  g.b = b_.data(); g.ldb = ldb_; g.b_type = c.b_type;
+  g.a_scale_mode = c.a_mode; g.a_scale = sa_.data();
+  g.b_scale_mode = c.b_mode; g.b_scale = sb_.data();
+  g.bias = c.bias ? bias_.data() : nullptr; g.bias_type = c.bias_type;
+  // Every element must have been written: inputs hold no NaN, so a correct
+  // result is never NaN and the all-ones poison (NaN) never survives.
   for (int64_t row = 0; row < c.m; ++row)
     for (int64_t col = 0; col < c.n; ++col)
-      out.unwritten += !std::isfinite(ref::load_element(c.d_type, host.data(), row * ldd + col));
+      out.unwritten += std::isnan(load_element(c.d_type, host.data(), row * ldd + col));
 
   const double u = out_unit(c.d_type), tiny = out_tiny(c.d_type), fac = acc_factor(path);
   double err2 = 0, ref2 = 0;
   auto check = [&](int64_t row, int64_t col) {
-    const double r = ref::reference_element(g, row, col);
-    const double mag = ref::reference_magnitude(g, row, col);
-    const double got = ref::load_element(c.d_type, host.data(), row * ldd + col);
+    const double r = reference_element(g, row, col);
+    const double mag = reference_magnitude(g, row, col);
+    const double got = load_element(c.d_type, host.data(), row * ldd + col);
     const double acc_err = fac * static_cast<double>(c.k + 8) * kU24 * mag;
     const double bound = u * std::fabs(r) + (1 + u) * acc_err + tiny;
-    const double err = std::fabs(got - r);
     ++out.checked;
+    if (std::fabs(r) > out_max(c.d_type) * (1 + u) + acc_err) {
+      // Overflow of the output format: an infinity of the reference's sign.
+      if (!(std::isinf(got) && (got > 0) == (r > 0)) && out.failures++ == 0) {
+        std::ostringstream s;
+        s << "D[" << row << "," << col << "] = " << got << ", reference " << r << " overflows the output type";
+        out.first_failure = s.str();
+      }
+      return;
+    }
+    const double err = std::fabs(got - r);
     err2 += err * err;
     ref2 += r * r;
     const double ratio = std::isfinite(err) ? err / bound : INFINITY;
@@ -198,4 +235,22 @@ GemmOutcome run_case(const GemmCase& c, fp8kit_path path, std::mt19937_64& rng, 
   return out;
 }
 
-}  // namespace fp8kit::test
+GemmOutcome run_case(const GemmCase& c, fp8kit_path path, std::mt19937_64& rng, int64_t full_check_limit,
+                     int samples) {
+  const Problem problem(c, rng);
+  problem.poison();
+  fp8kit_gemm_options opt;
+  fp8kit_gemm_options_init(&opt);
+  opt.path = path;
+  opt.checked = 1;
+  GemmOutcome out;
+  out.status = fp8kit_gemm(&problem.desc(), &opt, nullptr);
+  out.message = fp8kit_last_error();
+  if (out.status != FP8KIT_STATUS_SUCCESS) return out;
+  check_cuda(cudaDeviceSynchronize(), "sync");
+  GemmOutcome checked = problem.check(path, rng, full_check_limit, samples);
+  checked.status = out.status;
+  return checked;
+}
+
+}  // namespace fp8kit::ref

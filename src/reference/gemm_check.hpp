@@ -1,5 +1,6 @@
-// GPU test harness: device buffers, random FP8 problems, and the check of a
-// device result against the float64 reference.
+// Device-side checking of fp8kit_gemm (tests, `fp8kit gemm`, `fp8kit doctor`):
+// device buffers, random FP8 problems, and the check of a device result
+// against the float64 reference.
 //
 // Error bound (per element, stated in docs/testing.md):
 //   |out - ref| <= u_out * |ref| + (1 + u_out) * acc_err + tiny_out
@@ -19,7 +20,7 @@
 
 #include "fp8kit/fp8kit.h"
 
-namespace fp8kit::test {
+namespace fp8kit::ref {
 
 bool gpu_available();
 
@@ -60,10 +61,35 @@ struct GemmOutcome {
   std::string first_failure;
 };
 
-// Runs one GEMM on fresh random data through `path` and checks it. Elements
-// compared: all of them when M * N <= full_check_limit, else every edge row
-// and column plus `samples` random ones.
+// A random problem, on the host (for the reference) and on the device.
+// Inputs: mostly N(0,1) quantised, a few any-finite bytes of magnitude <= 448
+// (subnormals and extremes); scales near 1/sqrt(K); never zeros.
+class Problem {
+ public:
+  Problem(const GemmCase& c, std::mt19937_64& rng);
+  const GemmCase& spec() const { return c_; }
+  const fp8kit_gemm_desc& desc() const { return desc_; }
+  // Fills D, its row padding and a guard after it with NaN poison.
+  void poison() const;
+  // Downloads D and compares it with the reference: all elements when
+  // M * N <= full_check_limit, else every edge row and column plus `samples`
+  // random ones. `path` selects the accumulation bound.
+  GemmOutcome check(fp8kit_path path, std::mt19937_64& rng, int64_t full_check_limit = 1 << 16,
+                    int samples = 2048) const;
+  size_t d_bytes() const { return d_bytes_; }
+
+ private:
+  GemmCase c_;
+  int64_t lda_, ldb_, ldd_;
+  std::vector<uint8_t> a_, b_, bias_;
+  std::vector<float> sa_, sb_;
+  size_t d_bytes_;
+  DeviceBuffer da_, db_, dd_, dsa_, dsb_, dbias_;
+  fp8kit_gemm_desc desc_{};
+};
+
+// Problem + one checked fp8kit_gemm through `path` + check.
 GemmOutcome run_case(const GemmCase& c, fp8kit_path path, std::mt19937_64& rng, int64_t full_check_limit = 1 << 16,
                      int samples = 2048);
 
-}  // namespace fp8kit::test
+}  // namespace fp8kit::ref
