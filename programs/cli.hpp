@@ -17,6 +17,7 @@ enum ExitCode : int {
   kExitFindings = 1,  // the command ran and found a problem (a trap stub, a wrong result, ...)
   kExitBadInput = 2,  // usage error or unreadable input, with the reason on stderr
   kExitCuda = 3,      // the GPU or CUDA failed
+  kExitUnsupported = 4,  // this GPU cannot run what was asked (the message says why)
 };
 
 // A parsed command's work; set by the command's parse callback.

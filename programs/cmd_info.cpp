@@ -1,0 +1,99 @@
+// fp8kit info: each GPU, its family, and which path serves each scale mode;
+// without a GPU, what the library carries for every family.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <memory>
+
+#include "arch/config.hpp"
+#include "cli.hpp"
+#include "devices.hpp"
+
+namespace fp8kit::cli {
+
+nlohmann::json collect_info() {
+  nlohmann::json j;
+  j["version"] = std::to_string(FP8KIT_VERSION_MAJOR) + "." + std::to_string(FP8KIT_VERSION_MINOR) + "." +
+                 std::to_string(FP8KIT_VERSION_PATCH);
+  j["build_targets"] = fp8kit_build_targets();
+  std::string why;
+  j["gpus"] = nlohmann::json::array();
+  for (const Gpu& g : list_gpus(&why)) {
+    const arch::Family* fam = arch::family_of(arch::capability(g.major, g.minor));
+    j["gpus"].push_back({{"index", g.index},
+                         {"name", g.name},
+                         {"capability", std::to_string(g.major) + "." + std::to_string(g.minor)},
+                         {"family", fam ? fam->name : "unknown"},
+                         {"sm_count", g.sm_count},
+                         {"smem_per_block_optin", g.smem_per_block_optin},
+                         {"paths", paths_for(g.major, g.minor)}});
+  }
+  if (j["gpus"].empty()) {
+    j["no_gpu_reason"] = why;
+    j["families"] = nlohmann::json::array();
+    for (auto [major, minor] : showcase_capabilities()) {
+      const arch::Family* fam = arch::family_of(arch::capability(major, minor));
+      j["families"].push_back({{"capability", std::to_string(major) + "." + std::to_string(minor)},
+                               {"family", fam ? fam->name : "unknown"},
+                               {"paths", paths_for(major, minor)}});
+    }
+  }
+  return j;
+}
+
+namespace {
+
+void print_paths(const nlohmann::json& paths, const char* indent) {
+  for (const auto& r : paths) {
+    if (r["path"].is_null()) {
+      std::printf("%s%-14s refused: %s\n", indent, r["scales"].get<std::string>().c_str(),
+                  r["error"].get<std::string>().c_str());
+    } else {
+      std::printf("%s%-14s %-11s %-20s %s\n", indent, r["scales"].get<std::string>().c_str(),
+                  r["path"].get<std::string>().c_str(), r["tensor_cores"].get<std::string>().c_str(),
+                  r["image"].get<std::string>().c_str());
+    }
+  }
+}
+
+}  // namespace
+
+void print_info(const nlohmann::json& j) {
+  std::printf("fp8kit %s\nbuilt for: %s\n", j["version"].get<std::string>().c_str(),
+              j["build_targets"].get<std::string>().c_str());
+  for (const auto& g : j["gpus"]) {
+    std::printf("\nGPU %d: %s, compute capability %s (%s), %d SMs, %lld bytes shared memory per block\n",
+                g["index"].get<int>(), g["name"].get<std::string>().c_str(), g["capability"].get<std::string>().c_str(),
+                g["family"].get<std::string>().c_str(), g["sm_count"].get<int>(),
+                g["smem_per_block_optin"].get<long long>());
+    std::printf("  %-14s %-11s %-20s %s\n", "scales", "path", "tensor cores", "image");
+    print_paths(g["paths"], "  ");
+  }
+  if (j.contains("no_gpu_reason")) {
+    std::printf("\nNo CUDA GPU here (%s). What this build gives each GPU family:\n",
+                j["no_gpu_reason"].get<std::string>().c_str());
+    for (const auto& f : j["families"]) {
+      std::printf("  %-5s %s\n", f["capability"].get<std::string>().c_str(), f["family"].get<std::string>().c_str());
+      print_paths(f["paths"], "        ");
+    }
+  }
+}
+
+void register_info(CLI::App& app, Action& action) {
+  auto json = std::make_shared<bool>(false);
+  auto* sub = app.add_subcommand("info", "GPUs present, their family, and the path each scale mode runs");
+  sub->add_flag("--json", *json, "machine-readable output");
+  sub->callback([&action, json] {
+    action = [json] {
+      const nlohmann::json j = collect_info();
+      if (*json) {
+        std::printf("%s\n", j.dump(2).c_str());
+      } else {
+        print_info(j);
+      }
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace fp8kit::cli

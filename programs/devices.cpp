@@ -1,0 +1,71 @@
+#include "devices.hpp"
+
+#include <cuda_runtime_api.h>
+
+namespace fp8kit::cli {
+
+std::vector<Gpu> list_gpus(std::string* why) {
+  std::vector<Gpu> out;
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    if (why) *why = std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
+    return out;
+  }
+  if (n == 0 && why) *why = "the driver reports no CUDA devices";
+  for (int i = 0; i < n; ++i) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, i) != cudaSuccess) {
+      cudaGetLastError();
+      continue;
+    }
+    out.push_back(Gpu{i, p.name, p.major, p.minor, p.multiProcessorCount,
+                      static_cast<long long>(p.sharedMemPerBlockOptin)});
+  }
+  return out;
+}
+
+const std::vector<ScaleConfig>& scale_configs() {
+  static const std::vector<ScaleConfig> v{{"tensor", FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR},
+                                          {"token-channel", FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL},
+                                          {"block", FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK}};
+  return v;
+}
+
+const char* tensor_cores_name(fp8kit_tensor_cores tc) {
+  switch (tc) {
+    case FP8KIT_TC_NATIVE: return "native FP8";
+    case FP8KIT_TC_EMULATED: return "emulated (HMMA)";
+    case FP8KIT_TC_FALLBACK: return "fallback (f16 HMMA)";
+    case FP8KIT_TC_UNKNOWN: return "unknown (JIT)";
+    default: return "none";
+  }
+}
+
+nlohmann::json paths_for(int major, int minor) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const ScaleConfig& sc : scale_configs()) {
+    fp8kit_path_choice c{};
+    const fp8kit_status s = fp8kit_choose_path(major, minor, sc.a, sc.b, &c);
+    nlohmann::json r{{"scales", sc.name}};
+    if (s == FP8KIT_STATUS_SUCCESS) {
+      r["path"] = fp8kit_path_name(c.path);
+      r["tensor_cores"] = tensor_cores_name(c.tensor_cores);
+      r["image"] = c.image;
+    } else {
+      r["path"] = nullptr;
+      r["error"] = fp8kit_last_error();
+    }
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+const std::vector<std::pair<int, int>>& showcase_capabilities() {
+  static const std::vector<std::pair<int, int>> v{{7, 0},  {7, 5},  {8, 0},  {8, 6},  {8, 7},  {8, 9},  {9, 0},
+                                                  {10, 0}, {10, 3}, {11, 0}, {12, 0}, {12, 1}, {12, 3}, {13, 0}};
+  return v;
+}
+
+}  // namespace fp8kit::cli

@@ -1,0 +1,64 @@
+#include "gemm_run.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+namespace fp8kit::cli {
+
+nlohmann::json run_gemm(const GemmRun& run) {
+  nlohmann::json j{{"m", run.spec.m}, {"n", run.spec.n}, {"k", run.spec.k}, {"label", run.spec.label()}};
+  std::mt19937_64 rng{std::random_device{}()};
+  const ref::Problem problem(run.spec, rng);
+  problem.poison();
+  fp8kit_gemm_options opt;
+  fp8kit_gemm_options_init(&opt);
+  opt.path = run.path;
+  opt.checked = 1;
+  fp8kit_path chosen = FP8KIT_PATH_AUTO;
+  fp8kit_status s = fp8kit_gemm_select(&problem.desc(), &opt, &chosen);
+  if (s == FP8KIT_STATUS_SUCCESS) s = fp8kit_gemm(&problem.desc(), &opt, nullptr);
+  j["status"] = fp8kit_status_name(s);
+  j["path"] = fp8kit_path_name(chosen);
+  if (s != FP8KIT_STATUS_SUCCESS) {
+    j["ok"] = false;
+    j["message"] = fp8kit_last_error();
+    return j;
+  }
+  const ref::GemmOutcome r = problem.check(chosen, rng);
+  j["checked"] = r.checked;
+  j["failures"] = r.failures + r.unwritten + r.clobbered;
+  j["worst_error_over_bound"] = r.worst_ratio;
+  j["relative_norm_error"] = r.rel_norm_err;
+  if (!r.first_failure.empty()) j["first_failure"] = r.first_failure;
+  j["ok"] = r.failures == 0 && r.unwritten == 0 && r.clobbered == 0;
+  if (run.iters <= 0) return j;
+
+  // Timing: unchecked launches back to back, one event pair each.
+  opt.checked = 0;
+  std::vector<float> ms(static_cast<size_t>(run.iters));
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  constexpr int kWarmup = 3;
+  for (int i = 0; i < kWarmup; ++i) fp8kit_gemm(&problem.desc(), &opt, nullptr);
+  for (int i = 0; i < run.iters; ++i) {
+    cudaEventRecord(start);
+    fp8kit_gemm(&problem.desc(), &opt, nullptr);
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop);
+    cudaEventElapsedTime(&ms[static_cast<size_t>(i)], start, stop);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::nth_element(ms.begin(), ms.begin() + run.iters / 2, ms.end());
+  const double us = 1e3 * ms[static_cast<size_t>(run.iters / 2)];
+  j["median_us"] = us;
+  j["tflops"] = 2.0 * run.spec.m * run.spec.n * run.spec.k / (us * 1e-6) / 1e12;
+  j["note"] = "same inputs every repetition (L2-warm); fp8kit_bench rotates inputs and compares with cuBLASLt";
+  return j;
+}
+
+}  // namespace fp8kit::cli

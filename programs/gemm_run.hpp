@@ -1,0 +1,21 @@
+// One checked, timed GEMM on random data: shared by `fp8kit gemm` and
+// `fp8kit doctor` (work, no printing).
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "reference/gemm_check.hpp"
+
+namespace fp8kit::cli {
+
+struct GemmRun {
+  ref::GemmCase spec{256, 256, 256};
+  fp8kit_path path = FP8KIT_PATH_AUTO;
+  int iters = 0;  // timed repetitions after the checked run; 0: no timing
+};
+
+// Result: {"ok", "status", "message", "path", "checked", "failures",
+// "worst_error_over_bound", "relative_norm_error", "median_us", "tflops"}.
+nlohmann::json run_gemm(const GemmRun& run);
+
+}  // namespace fp8kit::cli
