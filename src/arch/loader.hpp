@@ -38,6 +38,13 @@ constexpr Range image_range(const Image& im) {
   return Range{im.arch, kOpenEnd};  // plain PTX: JIT for any newer GPU
 }
 
+// How narrowly an image targets its GPUs: `a` (one capability) before `f`
+// (a family) before plain. Breaks ties between images of one arch, so the
+// choice does not depend on the order of the entries in the fatbinary.
+constexpr int specificity(Variant v) {
+  return v == Variant::ArchSpecific ? 2 : v == Variant::FamilySpecific ? 1 : 0;
+}
+
 // Index into `images` of the image the driver would load on `cap`, or -1.
 inline int select_image(int cap, const Image* images, std::size_t count) {
   int best = -1;
@@ -45,7 +52,10 @@ inline int select_image(int cap, const Image* images, std::size_t count) {
     for (std::size_t i = 0; i < count; ++i) {
       const Image& im = images[i];
       if (im.kind != pass || !image_range(im).contains(cap)) continue;
-      if (best < 0 || im.arch > images[best].arch) best = static_cast<int>(i);
+      const bool better = best < 0 || im.arch > images[best].arch ||
+                          (im.arch >= images[best].arch &&
+                           specificity(im.variant) > specificity(images[best].variant));
+      if (better) best = static_cast<int>(i);
     }
     if (best >= 0) return best;
   }
