@@ -1,0 +1,221 @@
+#include "audit/sass.hpp"
+
+namespace fp8kit::audit {
+
+namespace {
+constexpr int kMaxStraightLine = 4096;  // instructions followed from the entry
+}
+
+const char* body_name(Body b) {
+  switch (b) {
+    case Body::Real:
+      return "real";
+    case Body::TrapStub:
+      return "trap stub";
+    case Body::Empty:
+      return "empty";
+  }
+  return "?";
+}
+
+std::string tensor_ops_names(std::uint32_t ops) {
+  static const struct {
+    std::uint32_t bit;
+    const char* name;
+  } names[] = {{tc::kHmma, "HMMA"},       {tc::kImma, "IMMA"},       {tc::kQmma, "QMMA"},
+               {tc::kHgmma, "HGMMA"},     {tc::kQgmma, "QGMMA"},     {tc::kUtcHmma, "UTCHMMA"},
+               {tc::kUtcImma, "UTCIMMA"}, {tc::kUtcQmma, "UTCQMMA"}, {tc::kUtcOmma, "UTCOMMA"}};
+  std::string s;
+  for (const auto& n : names)
+    if (ops & n.bit) s += (s.empty() ? "" : ",") + std::string(n.name);
+  return s;
+}
+
+const char* insn_name(Insn c) {
+  switch (c) {
+    case Insn::Other:
+      return "other";
+    case Insn::Nop:
+      return "NOP";
+    case Insn::Exit:
+      return "EXIT";
+    case Insn::Ret:
+      return "RET";
+    case Insn::Bra:
+      return "BRA";
+    case Insn::IndirectBranch:
+      return "BRX";
+    case Insn::Call:
+      return "CALL";
+    case Insn::Trap:
+      return "BPT";
+    case Insn::Store:
+      return "store";
+    case Insn::Atomic:
+      return "atomic";
+    case Insn::BulkStore:
+      return "bulk store";
+    case Insn::Hmma:
+      return "HMMA";
+    case Insn::Imma:
+      return "IMMA";
+    case Insn::Qmma:
+      return "QMMA";
+    case Insn::Hgmma:
+      return "HGMMA";
+    case Insn::Qgmma:
+      return "QGMMA";
+    case Insn::UtcMma:
+      return "UTC*MMA";
+  }
+  return "?";
+}
+
+Insn Instruction::cls() const {
+  switch (opcode()) {
+    case 0x118:
+      return Insn::Nop;
+    case 0x14d:
+      return Insn::Exit;
+    case 0x150:
+      return Insn::Ret;
+    case 0x147:
+      return Insn::Bra;
+    case 0x149:
+    case 0x158:
+      return Insn::IndirectBranch;  // BRX, BRXU
+    case 0x143:
+      return Insn::Call;
+    case 0x15c:
+      return Insn::Trap;
+    case 0x185:
+    case 0x186:
+    case 0x188:
+      return Insn::Store;  // ST, STG, STS
+    case 0x18c:
+    case 0x18e:
+    case 0x1a8:
+    case 0x1a9:
+      return Insn::Atomic;  // ATOMS, RED, ATOMG
+    case 0x1b5:
+    case 0x1ba:
+      return Insn::BulkStore;  // UTMASTG, UBLKCP
+    case 0x03c:
+      return Insn::Hmma;
+    case 0x037:
+      return Insn::Imma;
+    case 0x07a:
+      return Insn::Qmma;
+    case 0x1f0:
+      return Insn::Hgmma;
+    case 0x1f3:
+      return Insn::Qgmma;
+    case 0x1ea:
+      return Insn::UtcMma;
+    default:
+      return Insn::Other;
+  }
+}
+
+std::int64_t Instruction::branch_target(std::int64_t pc, int arch) const {
+  // A signed byte offset from the next instruction, in two layouts (checked
+  // against cuobjdump): up to sm_8x all of it in bits 32..81; from sm_90 on
+  // bits 2-9 of it sit in bits 16-23 and bits 10 and up in bits 34..81.
+  std::uint64_t raw;
+  if (arch < 90) {
+    raw = (lo >> 32) | ((hi & 0x3ffff) << 32);
+  } else {
+    const std::uint64_t high = (lo >> 34) | ((hi & 0x3ffff) << 30);
+    raw = (((lo >> 16) & 0xff) << 2) | (high << 10);
+  }
+  const std::int64_t off = static_cast<std::int64_t>(raw << 14) >> 14;  // sign-extend 50 bits
+  return pc + 16 + off;
+}
+
+std::uint32_t Instruction::tensor_op() const {
+  switch (cls()) {
+    case Insn::Hmma:
+      return tc::kHmma;
+    case Insn::Imma:
+      return tc::kImma;
+    case Insn::Qmma:
+      return tc::kQmma;
+    case Insn::Hgmma:
+      return tc::kHgmma;
+    case Insn::Qgmma:
+      return tc::kQgmma;
+    case Insn::UtcMma: {
+      // The kind sits in bits 8-9 of the second word: 0 f16/tf32 (or FP4 with
+      // block scales, bits 62-63 of the first word), 1 i8, 3 f8f6f4.
+      const unsigned kind = static_cast<unsigned>((hi >> 8) & 0x3);
+      if (kind == 3) return tc::kUtcQmma;
+      if (kind == 1) return tc::kUtcImma;
+      return (lo >> 62) ? tc::kUtcOmma : tc::kUtcHmma;
+    }
+    default:
+      return 0;
+  }
+}
+
+SassSummary classify_sass(Bytes text, int arch) {
+  SassSummary s;
+  if (arch < 70) return s;
+  s.decoded = true;
+  const std::size_t n = text.size / 16;
+  auto at = [&](std::size_t i) {
+    Instruction in;
+    in.lo = text.u64(i * 16, "instruction");
+    in.hi = text.u64(i * 16 + 8, "instruction");
+    return in;
+  };
+  for (std::size_t i = 0; i < n; ++i) s.tensor_ops |= at(i).tensor_op();
+
+  bool work = false, called = false;
+  std::size_t i = 0;
+  for (int steps = 0; i < n && steps < kMaxStraightLine; ++steps) {
+    const Instruction in = at(i);
+    if (in.never()) {
+      ++i;
+      continue;
+    }
+    const Insn c = in.cls();
+    if (!in.always()) {
+      if (c == Insn::Exit || c == Insn::Ret || c == Insn::Bra || c == Insn::IndirectBranch || c == Insn::Trap)
+        return s;  // control depends on data: from here on the code is real
+      if (c != Insn::Other && c != Insn::Nop && c != Insn::Call) work = true;
+      ++i;
+      continue;
+    }
+    switch (c) {
+      case Insn::Trap:
+        if (!work) s.body = Body::TrapStub;
+        return s;
+      case Insn::Exit:
+      case Insn::Ret:
+        if (!work && !called) s.body = Body::Empty;
+        return s;
+      case Insn::Bra: {
+        const std::int64_t t = in.branch_target(static_cast<std::int64_t>(i * 16), arch);
+        if (t <= static_cast<std::int64_t>(i * 16) || t % 16 != 0 || static_cast<std::uint64_t>(t) >= n * 16)
+          return s;  // a loop or a jump out of the kernel: real code
+        i = static_cast<std::size_t>(t / 16);
+        continue;
+      }
+      case Insn::IndirectBranch:
+        return s;
+      case Insn::Call:
+        called = true;
+        break;
+      case Insn::Other:
+      case Insn::Nop:
+        break;
+      default:
+        work = true;
+        break;
+    }
+    ++i;
+  }
+  return s;
+}
+
+}  // namespace fp8kit::audit
