@@ -1,0 +1,46 @@
+// fp8kit lint: architecture checks written as equalities in sources.
+//
+// An equality on an architecture (`__CUDA_ARCH__ == 1200`, `cap == (12, 0)`,
+// `arch in [89, 120]`) silently excludes the next minor revision of the same
+// family (12.1 after 12.0, 10.3 after 10.0). The rewrite is a family range.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fp8kit::audit {
+
+enum class SourceKind { Unknown, Cpp, Python, CMake };
+SourceKind source_kind(const std::string& path);
+
+struct LintFinding {
+  std::string file;
+  int line = 0;         // 1-based
+  int column = 0;       // 1-based
+  std::string rule;     // arch-macro-equality, arch-guard-else, capability-equality, ...
+  std::string text;     // the matched source text
+  std::string message;  // what is wrong
+  std::string rewrite;  // suggested family-range form (may be empty)
+};
+
+struct LintError {
+  std::string path;
+  std::string message;
+};
+
+struct LintReport {
+  std::vector<LintFinding> findings;
+  std::vector<LintError> errors;
+  std::size_t files = 0;  // files read
+};
+
+// Lints one source text.
+std::vector<LintFinding> lint_source(std::string_view text, SourceKind kind, const std::string& file);
+
+// Lints files and directories (recursively: .cu .cuh .h .hpp .cpp .cc .c .cxx
+// .py, CMakeLists.txt, *.cmake; hidden directories are skipped). A named file
+// of another kind, or a path that cannot be read, is an error.
+LintReport lint_paths(const std::vector<std::string>& paths);
+
+}  // namespace fp8kit::audit
