@@ -1,0 +1,139 @@
+// fp8kit checks itself: its library ships no trap stub, empty or missing image
+// of a GEMM kernel; its FP8 GEMM kernels use the tensor cores they claim
+// (issue 2's SASS self-check); its sources pass fp8kit lint.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "audit/lint.hpp"
+#include "test_util.hpp"
+
+namespace fp8kit::audit::test {
+namespace {
+
+std::vector<int> shipped_targets() {
+  std::vector<int> v;
+  std::istringstream in(FP8KIT_SHIPPED_TARGETS);
+  for (int t; in >> t;) v.push_back(t);
+  return v;
+}
+
+bool is_gemm_kernel(const KernelRecord& k) { return k.demangled.find("fp8_gemm") != std::string::npos; }
+
+#ifdef FP8KIT_LIBRARY
+// Every kernel x GPU record of the built libfp8kit.so, once.
+const AuditReport& library_report() {
+  static const AuditReport r = [] {
+    AuditOptions o;
+    o.gpus = shipped_targets();
+    o.gpus.push_back(123);  // a 12.x nobody has seen: must land on the 12.x image
+    o.gpus.push_back(130);  // the next major: PTX must JIT
+    o.keep_records = true;
+    return audit_files({FP8KIT_LIBRARY}, o);
+  }();
+  return r;
+}
+
+TEST(SelfAudit, NoGemmKernelIsAStubOrMissing) {
+  const AuditReport& r = library_report();
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0].where << ": " << r.errors[0].message;
+  std::set<std::string> kernels;
+  for (const KernelRecord& k : r.records) {
+    if (!is_gemm_kernel(k)) continue;
+    kernels.insert(k.kernel);
+    const bool bad = k.outcome == Outcome::TrapStub || k.outcome == Outcome::Empty || k.outcome == Outcome::Missing;
+    EXPECT_FALSE(bad) << capability_name(k.gpu) << ": " << outcome_name(k.outcome) << " "
+                      << (k.has_image ? image_name(k.image) : "") << " " << k.demangled;
+  }
+  if (kernels.empty()) GTEST_SKIP() << "libfp8kit carries no FP8 GEMM kernel (src/gemm/*fp8_gemm*) yet";
+  RecordProperty("gemm_kernels", static_cast<int>(kernels.size()));
+}
+
+// Issue 2: the image of each target holds the tensor-core instructions its
+// family is meant to use.
+class GemmSass : public ::testing::TestWithParam<int> {};
+
+TEST_P(GemmSass, TensorCoresOfTheTarget) {
+  const int target = GetParam();
+  const auto shipped = shipped_targets();
+  if (std::find(shipped.begin(), shipped.end(), target) == shipped.end())
+    GTEST_SKIP() << "sm_" << target << " is not in FP8KIT_CUDA_TARGETS of this build";
+  AuditOptions o;
+  o.gpus = {target};
+  o.keep_records = true;
+  const AuditReport r = audit_files({FP8KIT_LIBRARY}, o);
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
+  int checked = 0;
+  for (const KernelRecord& k : r.records) {
+    if (!is_gemm_kernel(k) || !k.has_image || k.image.kind != arch::ImageKind::Sass) continue;
+    if (k.image.arch < target || k.image.arch > target) continue;  // another target's image
+    const bool wgmma = k.demangled.find("sm90") != std::string::npos;
+    SCOPED_TRACE(image_name(k.image) + " " + k.demangled);
+    EXPECT_EQ(k.outcome, Outcome::Sass);
+    if (wgmma) {
+      EXPECT_TRUE(k.tensor_ops & tc::kQgmma) << tensor_ops_names(k.tensor_ops);
+    } else if (target >= 89 && (target < 90 || target >= 120)) {
+      EXPECT_TRUE(k.tensor_ops & tc::kQmma) << tensor_ops_names(k.tensor_ops);
+    } else if (target < 89) {
+      EXPECT_TRUE(k.tensor_ops & tc::kHmma) << tensor_ops_names(k.tensor_ops);
+      EXPECT_FALSE(k.tensor_ops & tc::kFp8Native);
+    } else {
+      EXPECT_TRUE(k.tensor_ops & tc::kHmma) << "FP8 mma.sync is emulated with HMMA here";
+    }
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "no FP8 GEMM kernel has an sm_" << target << " image in this build";
+  RecordProperty("kernels", checked);
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, GemmSass, ::testing::Values(75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121),
+                         [](const auto& info) { return "sm_" + std::to_string(info.param); });
+
+// Once, against cuobjdump: each GEMM function's SASS for the shipped targets
+// holds the instruction the audit library reported.
+TEST(GemmSassCrossCheck, AgreesWithCuobjdump) {
+  if (cuobjdump().empty()) GTEST_SKIP() << "cuobjdump not found at configure time";
+  std::string out;
+  ASSERT_EQ(run_command("'" + cuobjdump() + "' -sass '" + FP8KIT_LIBRARY + "' 2>/dev/null", &out), 0);
+  // function -> set of "sm_XY:MNEMONIC" seen
+  std::map<std::string, std::set<std::string>> seen;
+  std::istringstream in(out);
+  std::string line, arch, fn;
+  while (std::getline(in, line)) {
+    if (line.find("arch = sm_") != std::string::npos) arch = line.substr(line.find("sm_"));
+    const auto f = line.find("Function : ");
+    if (f != std::string::npos) fn = line.substr(f + 11);
+    for (const char* m : {" QMMA", " HMMA", " QGMMA", " BPT.TRAP"})
+      if (line.find(m) != std::string::npos) seen[fn].insert(arch + ":" + (m + 1));
+  }
+  const AuditReport& r = library_report();
+  int checked = 0;
+  for (const KernelRecord& k : r.records) {
+    if (!is_gemm_kernel(k) || k.outcome != Outcome::Sass || k.image.kind != arch::ImageKind::Sass) continue;
+    const std::string key = image_name(k.image) + ":";
+    auto has = [&](const char* m) { return seen[k.kernel].count(key + m) != 0; };
+    EXPECT_EQ(has("QMMA"), (k.tensor_ops & tc::kQmma) != 0) << key << k.demangled;
+    EXPECT_EQ(has("HMMA"), (k.tensor_ops & tc::kHmma) != 0) << key << k.demangled;
+    EXPECT_EQ(has("QGMMA"), (k.tensor_ops & tc::kQgmma) != 0) << key << k.demangled;
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "libfp8kit carries no FP8 GEMM SASS yet";
+}
+#else
+TEST(SelfAudit, NoGemmKernelIsAStubOrMissing) { GTEST_SKIP() << "the fp8kit library target is not part of this build"; }
+#endif
+
+TEST(SelfLint, SourcesHaveNoEqualityArchChecks) {
+  const std::string root = FP8KIT_SOURCE_DIR;
+  const LintReport r = lint_paths({root + "/src", root + "/include", root + "/programs"});
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_GT(r.files, 10u);
+  for (const LintFinding& f : r.findings)
+    ADD_FAILURE() << f.file << ":" << f.line << ":" << f.column << ": " << f.rule << ": " << f.text << "\n  "
+                  << f.message << "\n  rewrite: " << f.rewrite;
+}
+
+}  // namespace
+}  // namespace fp8kit::audit::test
