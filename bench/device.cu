@@ -113,41 +113,49 @@ void Timer::release() {
   if (*timed_out_) any_timeout_ = true;
 }
 
-Timing Timer::time(int warmups, int max_iters, double budget_ms, const std::function<void(int)>& call) {
+std::vector<Timing> Timer::time(int warmups, int max_iters, double budget_ms, const std::vector<Call>& calls) {
+  const int contenders = static_cast<int>(calls.size());
   int index = 0;
   BENCH_CUDA(cudaEventRecord(events_[0], stream_));
-  for (int i = 0; i < warmups; ++i) call(index++);
+  for (int i = 0; i < warmups; ++i)
+    for (const Call& call : calls) call(index++);
   BENCH_CUDA(cudaEventRecord(events_[1], stream_));
   BENCH_CUDA(cudaStreamSynchronize(stream_));
   float warm_ms = 0.0f;
   BENCH_CUDA(cudaEventElapsedTime(&warm_ms, events_[0], events_[1]));
-  int iters = std::min(max_iters, kMaxEvents - 1);
+  int rounds = std::min(max_iters, (kMaxEvents - 1) / std::max(contenders, 1));
   if (warmups > 0 && warm_ms > 0.0f) {
     const double fitting = budget_ms / (warm_ms / warmups);
-    if (fitting < iters) iters = std::max(kMinTimedCalls, static_cast<int>(fitting));
+    if (fitting < rounds) rounds = std::max(kMinTimedCalls, static_cast<int>(fitting));
   }
-  iters = std::max(iters, 1);
+  rounds = std::max(rounds, 1);
 
   block();
   BENCH_CUDA(cudaEventRecord(events_[0], stream_));
-  for (int i = 0; i < iters; ++i) {
-    call(index++);
-    BENCH_CUDA(cudaEventRecord(events_[i + 1], stream_));
-  }
+  int event = 0;
+  for (int r = 0; r < rounds; ++r)
+    for (const Call& call : calls) {
+      call(index++);
+      BENCH_CUDA(cudaEventRecord(events_[++event], stream_));
+    }
   release();
 
-  std::vector<double> us(iters);
-  for (int i = 0; i < iters; ++i) {
-    float ms = 0.0f;
-    BENCH_CUDA(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]));
-    us[i] = 1000.0 * ms;
+  std::vector<Timing> timings(contenders);
+  std::vector<double> us(rounds);
+  for (int c = 0; c < contenders; ++c) {
+    for (int r = 0; r < rounds; ++r) {
+      const int end = r * contenders + c + 1;
+      float ms = 0.0f;
+      BENCH_CUDA(cudaEventElapsedTime(&ms, events_[end - 1], events_[end]));
+      us[r] = 1000.0 * ms;
+    }
+    std::sort(us.begin(), us.end());
+    Timing& t = timings[c];
+    t.runs = rounds;
+    t.min_us = us.front();
+    t.median_us = rounds % 2 ? us[rounds / 2] : 0.5 * (us[rounds / 2 - 1] + us[rounds / 2]);
   }
-  std::sort(us.begin(), us.end());
-  Timing t;
-  t.runs = iters;
-  t.min_us = us.front();
-  t.median_us = iters % 2 ? us[iters / 2] : 0.5 * (us[iters / 2 - 1] + us[iters / 2]);
-  return t;
+  return timings;
 }
 
 double Timer::copy_bandwidth_gbs(size_t bytes, int iters) {

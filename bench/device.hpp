@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -38,12 +39,16 @@ struct Timing {
   int runs = 0;
 };
 
-// Times calls of `call(index)` (index counts up across the warm-ups and the
-// timed calls, so the caller can rotate input sets). After `warmups` calls it
-// queues the timed calls behind a spin kernel that holds the stream until all
-// of them and their events are queued, so host launch gaps do not count; then
-// it takes the median of the per-call event intervals. The number of timed
-// calls is max_iters, lowered to fit budget_ms (but at least kMinTimedCalls).
+// Times calls of one or more contenders, interleaved: each round calls every
+// contender once. Each call gets the next index (counting across warm-ups,
+// rounds and contenders), so callers that pick input set index % sets never
+// hand one contender the inputs the previous call just pulled into L2. Interleaving gives every
+// contender the same clocks and temperature, so their ratio does not depend
+// on which ran first. After `warmups` rounds, the timed rounds are queued
+// behind a spin kernel that holds the stream until all calls and their events
+// are queued, so host launch gaps do not count; each contender's time is the
+// median of its per-call event intervals. The number of timed rounds is
+// max_iters, lowered to fit budget_ms (but at least kMinTimedCalls).
 class Timer {
  public:
   static constexpr int kMinTimedCalls = 5;
@@ -53,7 +58,11 @@ class Timer {
   Timer& operator=(const Timer&) = delete;
   ~Timer();
 
-  Timing time(int warmups, int max_iters, double budget_ms, const std::function<void(int)>& call);
+  using Call = std::function<void(int)>;
+  std::vector<Timing> time(int warmups, int max_iters, double budget_ms, const std::vector<Call>& calls);
+  Timing time(int warmups, int max_iters, double budget_ms, const Call& call) {
+    return time(warmups, max_iters, budget_ms, std::vector<Call>{call}).front();
+  }
   // Times the D2D copy of a large buffer (read + write) and returns GB/s.
   double copy_bandwidth_gbs(size_t bytes, int iters);
   // True if a spin kernel ever gave up waiting (the numbers may then include

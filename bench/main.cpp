@@ -297,8 +297,28 @@ class Bench {
                   sizeof(float) * static_cast<double>(host.a_scale.size() + host.b_scale.size()) +
                   sizeof(uint16_t) * static_cast<double>(host.bias.size());
       row.input_sets = static_cast<int>(ops.sets);
-      if (c_.run_fp8kit) row.fp8kit = run_fp8kit(s, mode, ops, samples, expected);
-      if (c_.run_cublaslt) row.cublaslt = run_cublaslt(s, mode, ops, samples, expected);
+      // Each library is checked first; those that pass are timed together.
+      Fp8kitCall fp8kit;
+      std::vector<Timer::Call> calls;
+      std::vector<LibResult*> timed;
+      if (c_.run_fp8kit && prepare_fp8kit(s, mode, ops, samples, expected, &row.fp8kit, &fp8kit)) {
+        calls.push_back([&](int set) { fp8kit.run(ops, set, stream_); });
+        timed.push_back(&row.fp8kit);
+      }
+      int lt_algo = -1;
+      if (c_.run_cublaslt && prepare_cublaslt(s, mode, ops, samples, expected, &row.cublaslt, &lt_algo)) {
+        calls.push_back([&](int set) { run_lt(lt_algo, ops, set); });
+        timed.push_back(&row.cublaslt);
+      }
+      if (!calls.empty()) {
+        const std::vector<Timing> t = timer_->time(c_.opt.warmups, c_.opt.iters, c_.opt.budget_ms, calls);
+        for (size_t i = 0; i < timed.size(); ++i) {
+          timed[i]->outcome = Outcome::Measured;
+          timed[i]->us = t[i].median_us;
+          timed[i]->min_us = t[i].min_us;
+          timed[i]->runs = t[i].runs;
+        }
+      }
       for (LibResult* r : {&row.fp8kit, &row.cublaslt}) {
         if (r->measured()) {
           r->tflops = row.flops / (r->us * 1e6);
@@ -328,10 +348,27 @@ class Bench {
     return false;
   }
 
-  LibResult run_fp8kit(const Shape& s, Mode mode, const Operands& ops, const SampleSet& samples,
-                       const Expected& expected) {
-    LibResult r;
+  // One configuration's fp8kit call, kept alive while it is timed.
+  struct Fp8kitCall {
     fp8kit_gemm_desc desc{};
+    fp8kit_gemm_options options{};
+    fp8kit_status launch(const Operands& ops, int set, cudaStream_t stream) {
+      desc.a = ops.a_set(set);
+      desc.b = ops.b_set(set);
+      return fp8kit_gemm(&desc, &options, stream);
+    }
+    void run(const Operands& ops, int set, cudaStream_t stream) {
+      const fp8kit_status st = launch(ops, set, stream);
+      if (st != FP8KIT_STATUS_SUCCESS)
+        throw CudaFailure(std::string("fp8kit_gemm: ") + fp8kit_status_name(st) + ": " + fp8kit_last_error());
+    }
+  };
+
+  // Sets up fp8kit for the configuration, runs it once on input set 0 and
+  // checks it. False (with r set to n/a or FAIL) where it is not to be timed.
+  bool prepare_fp8kit(const Shape& s, Mode mode, const Operands& ops, const SampleSet& samples,
+                      const Expected& expected, LibResult* r, Fp8kitCall* call) {
+    fp8kit_gemm_desc& desc = call->desc;
     desc.m = s.m;
     desc.n = s.n;
     desc.k = s.k;
@@ -350,53 +387,43 @@ class Bench {
     desc.b_scale = ops.b_scale;
     desc.bias = ops.bias;
     desc.bias_type = ops.bias_type;
-    fp8kit_gemm_options options;
+    fp8kit_gemm_options& options = call->options;
     fp8kit_gemm_options_init(&options);
     if (c_.path_given) options.path = c_.path;
 
+    auto unavailable = [&](fp8kit_status st) {
+      if (st != FP8KIT_STATUS_UNSUPPORTED && st != FP8KIT_STATUS_INVALID_ARGUMENT)
+        throw CudaFailure(std::string("fp8kit: ") + fp8kit_status_name(st) + ": " + fp8kit_last_error());
+      r->outcome = Outcome::NotAvailable;
+      r->note = std::string(fp8kit_status_name(st)) + ": " + fp8kit_last_error();
+      return false;
+    };
+    fp8kit_path path = FP8KIT_PATH_AUTO;
+    fp8kit_status st = fp8kit_gemm_select(&desc, &options, &path);
+    if (st != FP8KIT_STATUS_SUCCESS) return unavailable(st);
+    r->path = fp8kit_path_name(path);
     size_t workspace = 0;
-    const fp8kit_status ws_status = fp8kit_gemm_workspace_size(&desc, &options, &workspace);
-    if (ws_status == FP8KIT_STATUS_UNSUPPORTED || ws_status == FP8KIT_STATUS_INVALID_ARGUMENT) {
-      r.outcome = Outcome::NotAvailable;
-      r.note = std::string(fp8kit_status_name(ws_status)) + ": " + fp8kit_last_error();
-      return r;
-    }
-    if (ws_status != FP8KIT_STATUS_SUCCESS)
-      throw CudaFailure(std::string("fp8kit_gemm_workspace_size: ") + fp8kit_last_error());
+    st = fp8kit_gemm_workspace_size(&desc, &options, &workspace);
+    if (st != FP8KIT_STATUS_SUCCESS) return unavailable(st);
     if (workspace) {
       options.workspace = workspace_buf_.reserve(workspace);
       options.workspace_size = workspace;
     }
-
-    auto call = [&](int set) {
-      desc.a = ops.a_set(set);
-      desc.b = ops.b_set(set);
-      const fp8kit_status st = fp8kit_gemm(&desc, &options, stream_);
-      if (st != FP8KIT_STATUS_SUCCESS)
-        throw CudaFailure(std::string("fp8kit_gemm: ") + fp8kit_status_name(st) + ": " + fp8kit_last_error());
-    };
     poison(s, ops);
-    const fp8kit_status first = fp8kit_gemm(&desc, &options, stream_);
-    if (first == FP8KIT_STATUS_UNSUPPORTED || first == FP8KIT_STATUS_INVALID_ARGUMENT) {
-      r.outcome = Outcome::NotAvailable;
-      r.note = std::string(fp8kit_status_name(first)) + ": " + fp8kit_last_error();
-      return r;
-    }
-    if (first != FP8KIT_STATUS_SUCCESS)
-      throw CudaFailure(std::string("fp8kit_gemm: ") + fp8kit_status_name(first) + ": " + fp8kit_last_error());
-    if (!checked(&r, samples, expected, ops)) return r;
-
-    const Timing t = timer_->time(c_.opt.warmups, c_.opt.iters, c_.opt.budget_ms, call);
-    r.outcome = Outcome::Measured;
-    r.us = t.median_us;
-    r.min_us = t.min_us;
-    r.runs = t.runs;
-    return r;
+    st = call->launch(ops, 0, stream_);
+    if (st != FP8KIT_STATUS_SUCCESS) return unavailable(st);
+    return checked(r, samples, expected, ops);
   }
 
-  LibResult run_cublaslt(const Shape& s, Mode mode, const Operands& ops, const SampleSet& samples,
-                         const Expected& expected) {
-    LibResult r;
+  void run_lt(int algo, const Operands& ops, int set) {
+    const cublasStatus_t st = lt_->run(algo, ops.a_set(set), ops.b_set(set), ops.d, stream_);
+    if (st != CUBLAS_STATUS_SUCCESS) throw CudaFailure(std::string("cublasLtMatmul: ") + cublasLtGetStatusName(st));
+  }
+
+  // Sets up cuBLASLt, keeps the fastest heuristic candidate (each timed
+  // briefly), runs it once on input set 0 and checks it.
+  bool prepare_cublaslt(const Shape& s, Mode mode, const Operands& ops, const SampleSet& samples,
+                        const Expected& expected, LibResult* r, int* algo_out) {
     LtProblem p;
     p.m = s.m;
     p.n = s.n;
@@ -412,49 +439,33 @@ class Bench {
     p.bias_type = ops.bias_type;
     std::string why;
     if (!lt_->prepare(p, &why)) {
-      r.outcome = Outcome::NotAvailable;
-      r.note = why;
-      return r;
+      r->outcome = Outcome::NotAvailable;
+      r->note = why;
+      return false;
     }
-
-    // The fastest of the heuristic's candidates, each timed briefly.
     int best = -1;
     double best_us = 0.0;
     int ran = 0;
     for (int algo = 0; algo < lt_->algorithm_count(); ++algo) {
       if (lt_->run(algo, ops.a, ops.b, ops.d, stream_) != CUBLAS_STATUS_SUCCESS) continue;
       ++ran;
-      const Timing t = timer_->time(kAlgoWarmups, kAlgoIters, c_.opt.budget_ms, [&](int set) {
-        const cublasStatus_t st = lt_->run(algo, ops.a_set(set), ops.b_set(set), ops.d, stream_);
-        if (st != CUBLAS_STATUS_SUCCESS) throw CudaFailure(std::string("cublasLtMatmul: ") + cublasLtGetStatusName(st));
-      });
+      const Timing t = timer_->time(kAlgoWarmups, kAlgoIters, c_.opt.budget_ms, [&](int set) { run_lt(algo, ops, set); });
       if (best < 0 || t.median_us < best_us) {
         best = algo;
         best_us = t.median_us;
       }
     }
     if (best < 0) {
-      r.outcome = Outcome::NotAvailable;
-      r.note = "no heuristic algorithm ran";
-      return r;
+      r->outcome = Outcome::NotAvailable;
+      r->note = "no heuristic algorithm ran";
+      return false;
     }
-    r.algorithm = best;
-    r.algorithm_count = ran;
-
-    auto call = [&](int set) {
-      const cublasStatus_t st = lt_->run(best, ops.a_set(set), ops.b_set(set), ops.d, stream_);
-      if (st != CUBLAS_STATUS_SUCCESS) throw CudaFailure(std::string("cublasLtMatmul: ") + cublasLtGetStatusName(st));
-    };
+    r->algorithm = best;
+    r->algorithm_count = ran;
+    *algo_out = best;
     poison(s, ops);
-    call(0);
-    if (!checked(&r, samples, expected, ops)) return r;
-
-    const Timing t = timer_->time(c_.opt.warmups, c_.opt.iters, c_.opt.budget_ms, call);
-    r.outcome = Outcome::Measured;
-    r.us = t.median_us;
-    r.min_us = t.min_us;
-    r.runs = t.runs;
-    return r;
+    run_lt(best, ops, 0);
+    return checked(r, samples, expected, ops);
   }
 
   void write_json(const std::vector<ModeSummary>& summaries, int driver, int runtime) {

@@ -26,6 +26,7 @@ std::string cell(const LibResult& r, double value, const char* format, int width
 nlohmann::ordered_json lib_json(const LibResult& r, bool with_algorithm) {
   nlohmann::ordered_json j;
   j["status"] = outcome_name(r.outcome);
+  if (!r.path.empty()) j["path"] = r.path;
   if (!r.note.empty()) j["note"] = r.note;
   if (r.measured()) {
     j["us"] = r.us;

@@ -24,6 +24,7 @@ struct LibResult {
   double check_worst = 0.0;  // largest |err| / tolerance over the samples
   int algorithm = -1;        // cuBLASLt: index of the heuristic result kept
   int algorithm_count = 0;   // cuBLASLt: heuristic results that ran
+  std::string path;          // fp8kit: the path that ran
   bool measured() const { return outcome == Outcome::Measured; }
 };
 
