@@ -59,10 +59,10 @@ struct Options {
   std::string json;
   std::vector<std::string> libs = {"fp8kit", "cublaslt"};
   std::vector<std::string> filters;
-  int iters = 30;
+  int iters = 50;
   int warmups = 5;
   int samples = 256;
-  double budget_ms = 250.0;
+  double budget_ms = 500.0;
   bool quick = false;
   bool bias = false;
 };

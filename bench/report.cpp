@@ -127,9 +127,14 @@ void print_summary(const std::vector<ModeSummary>& summaries, double copy_gbs) {
       std::snprintf(ratio, sizeof ratio, "%.3f (%d shapes)", s.geomean_ratio_m512, s.ratio_count);
     else
       std::snprintf(ratio, sizeof ratio, "n/a");
-    std::printf("%-7s | %-26s | %8.1f / %-18.1f | %.0f (%.1f%%) / %.0f (%.1f%%)\n", mode_name(s.mode), ratio,
-                s.fp8kit_best_tflops, s.cublaslt_best_tflops, s.fp8kit_decode_gbs, 100.0 * s.fp8kit_decode_fraction,
-                s.cublaslt_decode_gbs, 100.0 * s.cublaslt_decode_fraction);
+    char decode[96];
+    if (s.decode_count)
+      std::snprintf(decode, sizeof decode, "%.0f (%.1f%%) / %.0f (%.1f%%)", s.fp8kit_decode_gbs,
+                    100.0 * s.fp8kit_decode_fraction, s.cublaslt_decode_gbs, 100.0 * s.cublaslt_decode_fraction);
+    else
+      std::snprintf(decode, sizeof decode, "n/a");
+    std::printf("%-7s | %-26s | %8.1f / %-18.1f | %s\n", mode_name(s.mode), ratio, s.fp8kit_best_tflops,
+                s.cublaslt_best_tflops, decode);
   }
 }
 
