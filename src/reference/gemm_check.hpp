@@ -4,13 +4,14 @@
 //
 // Error bound (per element, stated in docs/testing.md):
 //   |out - ref| <= u_out * |ref| + (1 + u_out) * acc_err + tiny_out
-//   acc_err = c_path * (K + 8) * 2^-24 * mag
+//   acc_err = e_path * mag
 // where mag = sum_k |scaled A[m,k] B[n,k]| + |bias[n]| and u_out is half an
 // ulp of the output format relative to the value (bf16 2^-8, f16 2^-11, f32
 // 2^-24). FP8 products are exact in f32, so the only errors are the f32
 // accumulation (worst case (K+8) roundings, scales and bias included), and the
-// final rounding. c_path is 1 for paths that accumulate in IEEE f32 and larger
-// for tensor cores with reduced-precision accumulation (see kAccFactor).
+// final rounding: e_path = 2 (K + 8) 2^-24 for f32 accumulation (2 allows
+// truncating tensor cores); the sm90 wgmma path adds 2^-10 for its ~14-bit
+// accumulator inside each 128-deep K block (gemm_check.cpp, acc_error).
 #pragma once
 
 #include <cstdint>
