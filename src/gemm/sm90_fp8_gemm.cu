@@ -23,7 +23,7 @@ namespace fp8kit {
 namespace {
 
 using sm90::Tile;
-using KernelFn = void (*)(CUtensorMap, CUtensorMap, sm90::Sm90Args);
+using KernelFn = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, sm90::Sm90Args);
 
 constexpr fp8kit_dtype E4 = FP8KIT_DTYPE_E4M3, E5 = FP8KIT_DTYPE_E5M2;
 constexpr int kTiles = 4;
@@ -114,6 +114,36 @@ bool encode(CUtensorMap* map, const uint8_t* base, int rows, int k, int64_t ld, 
             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+// TMA stores write whole 16-byte granules along the inner dimension.
+constexpr int kStoreGranule = 16;
+int d_bytes(fp8kit_dtype t) { return t == FP8KIT_DTYPE_F32 ? 4 : 2; }
+int n_tma_of(const GemmParams& p) {
+  const int per = kStoreGranule / d_bytes(p.d_type);
+  return p.n / per * per;
+}
+
+// D [M, N] (ldd elements) as a 2-D tensor map of store boxes (64 rows,
+// 128 bytes of columns), 128B-swizzled; TMA clips what lies beyond D.
+bool encode_d(CUtensorMap* map, const GemmParams& p) {
+  const PFN_cuTensorMapEncodeTiled_v12000 fn = encode_fn();
+  if (fn == nullptr) return false;
+  CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  cuuint64_t bytes = sizeof(float);
+  if (p.d_type == FP8KIT_DTYPE_BF16) type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, bytes = 2;
+  if (p.d_type == FP8KIT_DTYPE_F16) type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16, bytes = 2;
+  // The map ends at n_tma (see the kernel's epilogue); at least one granule
+  // so that it encodes when N is below one (the kernel then issues no store).
+  const cuuint64_t n_map = std::max<cuuint64_t>(static_cast<cuuint64_t>(n_tma_of(p)), kStoreGranule / bytes);
+  const cuuint64_t dims[kTensorRank] = {n_map, static_cast<cuuint64_t>(p.m)};
+  const cuuint64_t strides[kTensorRank - 1] = {static_cast<cuuint64_t>(p.ldd) * bytes};
+  const cuuint32_t box[kTensorRank] = {static_cast<cuuint32_t>(sm90::kOutChunkBytes / bytes),
+                                       static_cast<cuuint32_t>(sm90::kOutBoxRows)};
+  const cuuint32_t elem_strides[kTensorRank] = {1, 1};
+  return fn(map, type, kTensorRank, p.d, dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 bool is_block(const GemmParams& p) { return p.a_scale_mode == FP8KIT_SCALE_BLOCK; }
 
 fp8kit_tensor_cores tensor_cores(int cap) {
@@ -152,8 +182,9 @@ cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv& 
   const Kernel& kern = kKernels[static_cast<int>(pl.tile)][tx == E5][ty == E5];
   if (kernel_name) *kernel_name = kern.name;
 
-  CUtensorMap map_x{}, map_y{};
-  if (!encode(&map_x, x, rows_x, p.k, ldx, sm90::kBlockM) || !encode(&map_y, y, rows_y, p.k, ldy, pl.block_n))
+  CUtensorMap map_x{}, map_y{}, map_d{};
+  if (!encode(&map_x, x, rows_x, p.k, ldx, sm90::kBlockM) || !encode(&map_y, y, rows_y, p.k, ldy, pl.block_n) ||
+      !encode_d(&map_d, p))
     return cudaErrorInvalidValue;
 
   sm90::Sm90Args args{};
@@ -169,6 +200,7 @@ cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv& 
   args.num_units = pl.num_units;
   args.d = p.d;
   args.ldd = p.ldd;
+  args.n_tma = n_tma_of(p);
   args.d_type = p.d_type;
   args.a_mode = p.a_scale_mode;
   args.b_mode = p.b_scale_mode;
@@ -185,7 +217,7 @@ cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv& 
   }
 
   if (cudaError_t e = allow_smem(kern, dev.device); e != cudaSuccess) return e;
-  void* kargs[] = {&map_x, &map_y, &args};
+  void* kargs[] = {&map_x, &map_y, &map_d, &args};
   return cudaLaunchKernel(reinterpret_cast<const void*>(kern.fn), dim3(pl.grid), dim3(sm90::kThreads), kargs,
                           static_cast<size_t>(kern.smem), stream);
 }

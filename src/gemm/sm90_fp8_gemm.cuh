@@ -48,6 +48,8 @@ constexpr int kConsumerRegs = 232;     // (65536 - 128 * 40) / 256, rounded down
 constexpr int kSwizzleAtomBytes = 1024;  // 8 rows x 128 B: the 128B swizzle period
 constexpr int kSmemBytesMax = 232448;    // sm_90 opt-in dynamic shared memory per block
 constexpr int kSmemReserve = 2048;       // barriers, split-K flags, alignment slack
+constexpr int kOutBoxRows = 64;          // rows of a D store box (both tiles' D sub-tiles are 64 rows)
+constexpr int kOutChunkBytes = 128;      // bytes of a D store box row: one 128B swizzle row
 
 // Tile configurations. BN is the wgmma N (kernel columns per tile).
 //   kLarge:      normal,  BN 128, per-tensor / row / col scales
@@ -66,9 +68,20 @@ struct TileTraits {
   static constexpr int kBytesX = kBlockM * kBlockK;  // sX stage: (BLK_M, BLK_K) fp8
   static constexpr int kBytesY = kBlockN * kBlockK;  // sY stage: (BLK_N, BLK_K) fp8
   static constexpr int kStageBytes = kBytesX + kBytesY;
-  static constexpr int kStages = (kSmemBytesMax - kSmemReserve) / kStageBytes;
-  static constexpr int kSmemBytes = kStages * kStageBytes + kSmemReserve;
+  // Epilogue staging, per consumer warpgroup: its D sub-tile of kOutRows x
+  // kOutCols (normal: 64 m x BN n; swapped: BN m x 64 n), at most f32, as
+  // 128-byte-wide column chunks, 128B-swizzled, for TMA stores.
+  static constexpr int kOutRows = kSwap ? kBlockN : kWgmmaM;
+  static constexpr int kOutCols = kSwap ? kWgmmaM : kBlockN;
+  static constexpr int kStagingBytes = kOutRows * kOutCols * static_cast<int>(sizeof(float));
+  static constexpr int kStages = (kSmemBytesMax - kSmemReserve - kConsumers * kStagingBytes) / kStageBytes;
+  static constexpr int kSmemBytes = kStages * kStageBytes + kConsumers * kStagingBytes + kSmemReserve;
   static constexpr int kAccRegs = kBlockN / 2;  // f32 per thread for m64 x BN
+  // Two wgmma accumulators (K block i+1 runs while block i is promoted) plus
+  // the master: 3 x 64 registers at BN 128, which leaves no room for the block
+  // scales' registers under the consumers' 232 (ptxas spills): block tiles
+  // keep one accumulator and wait for each block before promoting it.
+  static constexpr bool kDoubleAcc = !kBlock;
 };
 
 // Everything the kernel needs besides the two tensor maps (kernel parameter
@@ -81,8 +94,9 @@ struct Sm90Args {
   int splits;               // split-K factor (1: none)
   int kb_per_split;         // K blocks per split (last split may have fewer)
   int num_units;            // tiles_x * tiles_y * splits
-  void* d;
-  int64_t ldd;
+  void* d;                  // D: TMA stores (third tensor map) up to column n_tma,
+  int64_t ldd;              //    plain stores for columns [n_tma, N)
+  int n_tma;                // N rounded down to a multiple of 16 bytes of D
   fp8kit_dtype d_type;
   fp8kit_scale_mode a_mode, b_mode;
   const float* a_scale;
@@ -299,26 +313,6 @@ __device__ __forceinline__ float load_bias(const void* bias, fp8kit_dtype type, 
   return __ldg(static_cast<const float*>(bias) + n);
 }
 
-__device__ __forceinline__ void store_one(void* d, fp8kit_dtype type, int64_t idx, float v) {
-  if (type == FP8KIT_DTYPE_BF16)
-    static_cast<__nv_bfloat16*>(d)[idx] = __float2bfloat16_rn(v);
-  else if (type == FP8KIT_DTYPE_F16)
-    static_cast<__half*>(d)[idx] = __float2half_rn(v);
-  else
-    static_cast<float*>(d)[idx] = v;
-}
-
-// Two adjacent elements (idx even, so the pair is 4- or 8-byte aligned: ldd
-// and D's base are 16-byte aligned).
-__device__ __forceinline__ void store_two(void* d, fp8kit_dtype type, int64_t idx, float v0, float v1) {
-  if (type == FP8KIT_DTYPE_BF16)
-    *reinterpret_cast<__nv_bfloat162*>(static_cast<__nv_bfloat16*>(d) + idx) = __floats2bfloat162_rn(v0, v1);
-  else if (type == FP8KIT_DTYPE_F16)
-    *reinterpret_cast<__half2*>(static_cast<__half*>(d) + idx) = __floats2half2_rn(v0, v1);
-  else
-    *reinterpret_cast<float2*>(static_cast<float*>(d) + idx) = make_float2(v0, v1);
-}
-
 // Fragment geometry of an m64 x BN f32 accumulator (wgmma D layout): thread t
 // of a consumer warpgroup holds rows warp*16 + lane/4 + 8h (h = 0, 1) and
 // columns 8j + 2*(lane%4) + e (e = 0, 1) for j < BN/8, at register 4j + 2h + e.
@@ -333,11 +327,58 @@ struct Fragment {
   }
 };
 
+// Byte offset of (row, byte) in a 128B-swizzled chunk of 128-byte rows: the
+// 16-byte unit index is XORed with row % 8 (what TMA's SWIZZLE_128B expects;
+// it also spreads a warp's 8 rows over all banks).
+__device__ __forceinline__ int swizzle128(int row, int byte) {
+  return row * kOutChunkBytes + ((((byte >> 4) ^ (row & 7)) << 4) | (byte & 15));
+}
+
+// Two adjacent D elements, stored as one 4- or 8-byte access (the pair never
+// straddles a 16-byte swizzle unit: its column is even).
+template <typename OutT>
+struct alignas(2 * sizeof(OutT)) Pair {
+  OutT lo, hi;
+};
+
+// Writes this thread's converted fragment into the warpgroup's staging
+// buffer: D sub-tile (kOutRows, kOutCols) of OutT as chunks of
+// (kOutRows, 128 B), each 128B-swizzled.
+template <Tile T, typename OutT>
+__device__ __forceinline__ void stage_out(const float (&v)[TileTraits<T>::kAccRegs], uint8_t* staging, int thread) {
+  using Cfg = TileTraits<T>;
+  constexpr int kChunkCols = kOutChunkBytes / static_cast<int>(sizeof(OutT));
+  constexpr int kChunkBytes = Cfg::kOutRows * kOutChunkBytes;
+  const int warp = thread / 32, lane = thread % 32;
+#pragma unroll
+  for (int j = 0; j < Cfg::kBlockN / 8; ++j)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int x = warp * 16 + lane / 4 + 8 * h;  // kernel row within the warpgroup's 64
+      const int y = 8 * j + 2 * (lane % 4);        // kernel column within the tile (e = 0)
+      const float v0 = v[4 * j + 2 * h], v1 = v[4 * j + 2 * h + 1];
+      if constexpr (Cfg::kSwap) {  // D row = kernel column, D column = kernel row
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int col = x;
+          uint8_t* chunk = staging + (col / kChunkCols) * kChunkBytes;
+          *reinterpret_cast<OutT*>(chunk + swizzle128(y + e, (col % kChunkCols) * sizeof(OutT))) =
+              static_cast<OutT>(e ? v1 : v0);
+        }
+      } else {  // D row = kernel row; the pair is adjacent in D
+        uint8_t* chunk = staging + (y / kChunkCols) * kChunkBytes;
+        *reinterpret_cast<Pair<OutT>*>(chunk + swizzle128(x, (y % kChunkCols) * sizeof(OutT))) =
+            Pair<OutT>{static_cast<OutT>(v0), static_cast<OutT>(v1)};
+      }
+    }
+}
+
 // Epilogue of one unit for one consumer warpgroup: split-K reduction when the
 // unit is a split, then scales, bias, conversion and predicated stores.
 template <Tile T>
-__device__ __forceinline__ void epilogue(const Sm90Args& p, const Unit& w, int unit, int consumer, int thread,
-                                         float (&acc)[TileTraits<T>::kAccRegs], unsigned* last_flag) {
+__device__ __forceinline__ void epilogue(const Sm90Args& p, const CUtensorMap* tmap_d, const Unit& w, int unit,
+                                         int consumer, int thread, float (&acc)[TileTraits<T>::kAccRegs],
+                                         unsigned* last_flag, uint8_t* staging, bool& store_pending) {
   using Cfg = TileTraits<T>;
   constexpr int R = Cfg::kAccRegs;
   if (p.splits > 1) {
@@ -380,9 +421,8 @@ __device__ __forceinline__ void epilogue(const Sm90Args& p, const Unit& w, int u
       row_bias[h] = 0.0f;
     }
   }
-  // Two passes: first every scale and bias is loaded and applied in place
-  // (loads independent of stores, so they all fly at once: D may alias
-  // nothing, but the compiler cannot know that), then only stores.
+  // Every scale and bias is loaded and applied in place first (the loads all
+  // fly at once), then the tile is converted into shared memory and stored.
 #pragma unroll
   for (int j = 0; j < Cfg::kBlockN / 8; ++j) {
     const int y = f.col0 + 8 * j;  // kernel column of e = 0
@@ -404,25 +444,50 @@ __device__ __forceinline__ void epilogue(const Sm90Args& p, const Unit& w, int u
       }
     }
   }
-#pragma unroll
-  for (int j = 0; j < Cfg::kBlockN / 8; ++j) {
-    const int y = f.col0 + 8 * j;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int x = f.row0 + 8 * h;
-      if constexpr (Cfg::kSwap) {  // D[m = y + e, n = x]: one element per row of D
-        if (x >= p.n) continue;
-#pragma unroll
-        for (int e = 0; e < 2; ++e)
-          if (y + e < p.m) store_one(p.d, p.d_type, int64_t{y + e} * p.ldd + x, acc[4 * j + 2 * h + e]);
-      } else {  // D[m = x, n = y, y + 1]: a pair
-        if (x >= p.m || y >= p.n) continue;
-        const int64_t idx = int64_t{x} * p.ldd + y;
-        if (y + 1 < p.n)
-          store_two(p.d, p.d_type, idx, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-        else
-          store_one(p.d, p.d_type, idx, acc[4 * j + 2 * h]);
-      }
+  // The previous unit's TMA store must have read the staging buffer.
+  if (thread == 0 && store_pending) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
+  store_pending = true;
+  consumer_barrier(consumer);
+  switch (p.d_type) {
+    case FP8KIT_DTYPE_BF16: stage_out<T, __nv_bfloat16>(acc, staging, thread); break;
+    case FP8KIT_DTYPE_F16: stage_out<T, __half>(acc, staging, thread); break;
+    default: stage_out<T, float>(acc, staging, thread); break;
+  }
+  // The staged tile goes out through the async proxy: make the generic-proxy
+  // writes visible to it, then one thread issues the stores. TMA clips rows
+  // beyond M exactly, but columns only to 16-byte granules, so the tensor map
+  // ends at n_tma (N rounded down to 16 bytes) and the few columns in
+  // [n_tma, N) are written by plain stores from the staging buffer.
+  // NOTE: a TMA box ending inside a 16-byte granule past N would write the
+  // whole granule, into D's padding (ldd > N), which may hold user data.
+  cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+  consumer_barrier(consumer);
+  const int elem = p.d_type == FP8KIT_DTYPE_F32 ? 4 : 2;
+  const int chunk_cols = kOutChunkBytes / elem;
+  const int sub = w.tx * kBlockM + consumer * kWgmmaM;  // this warpgroup's first kernel row
+  const int d_row0 = Cfg::kSwap ? w.ty * Cfg::kBlockN : sub;
+  const int d_col0 = Cfg::kSwap ? sub : w.ty * Cfg::kBlockN;
+  if (thread == 0) {
+    for (int c = 0; c * chunk_cols < Cfg::kOutCols && d_col0 + c * chunk_cols < p.n_tma; ++c) {
+      const int32_t coords[2] = {d_col0 + c * chunk_cols, d_row0};
+      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, tmap_d, coords,
+                                      staging + c * Cfg::kOutRows * kOutChunkBytes);
+    }
+    cuda::ptx::cp_async_bulk_commit_group();
+  }
+  const int tail_lo = max(p.n_tma, d_col0), tail_hi = min(p.n, d_col0 + Cfg::kOutCols);
+  if (tail_lo < tail_hi) {  // uniform over the warpgroup; staging is not rewritten before the next barrier
+    const int width = tail_hi - tail_lo;
+    for (int i = thread; i < Cfg::kOutRows * width; i += kWarpgroupThreads) {
+      const int r = i / width, col = tail_lo + i % width - d_col0;
+      if (d_row0 + r >= p.m) continue;
+      const uint8_t* src = staging + (col / chunk_cols) * (Cfg::kOutRows * kOutChunkBytes) +
+                           swizzle128(r, (col % chunk_cols) * elem);
+      uint8_t* dst = static_cast<uint8_t*>(p.d) + (int64_t{d_row0 + r} * p.ldd + d_col0 + col) * elem;
+      if (elem == 4)
+        *reinterpret_cast<uint32_t*>(dst) = *reinterpret_cast<const uint32_t*>(src);
+      else
+        *reinterpret_cast<uint16_t*>(dst) = *reinterpret_cast<const uint16_t*>(src);
     }
   }
 }
@@ -468,25 +533,28 @@ struct BlockScales {
 
 // The consumer warpgroup's main loop over its units.
 //
-// Every 128-deep K block is summed by four wgmma k32 steps into `acc`, then
-// promoted into the f32 `master` accumulator (times the block's two scales in
-// block mode). NOTE: FP8 wgmma keeps only about 14 mantissa bits in its
-// accumulator (the limit DeepGEMM measured); promoting each K block bounds
-// that error by one block's magnitude instead of the whole K sum's. The other
-// consumer warpgroup's wgmma keeps the tensor cores busy meanwhile.
+// Every 128-deep K block is summed by four wgmma k32 steps into an `acc`
+// buffer, then promoted into the f32 `master` accumulator (times the block's
+// two scales in block mode). NOTE: FP8 wgmma keeps only about 14 mantissa bits
+// in its accumulator (the limit DeepGEMM measured); promoting each K block
+// bounds that error by one block's magnitude instead of the whole K sum's.
+// Two acc buffers alternate: K block i+1's wgmma runs while block i is being
+// promoted, so the tensor cores never wait for the promotion.
 template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
-__device__ __forceinline__ void consume(const Sm90Args& p, const uint8_t* sx, const uint8_t* sy, uint64_t* full,
-                                        uint64_t* empty, unsigned* last_flag, int consumer, int thread) {
+__device__ __forceinline__ void consume(const Sm90Args& p, const CUtensorMap* tmap_d, const uint8_t* sx,
+                                        const uint8_t* sy, uint64_t* full, uint64_t* empty, unsigned* last_flag,
+                                        uint8_t* staging, int consumer, int thread) {
   using Cfg = TileTraits<T>;
   constexpr int R = Cfg::kAccRegs;
   constexpr int BN = Cfg::kBlockN;
   const bool lane0 = (thread % 32) == 0;
-  float acc[R];     // one K block's wgmma sum
-  float master[R];  // the unit's promoted f32 sum
+  float acc0[R], acc1[R];  // K blocks of even / odd index within the unit
+  float master[R];         // the unit's promoted f32 sum
 #pragma unroll
-  for (int r = 0; r < R; ++r) acc[r] = 0.0f;
+  for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = 0.0f;
   int stage = 0;
   uint32_t phase = 0;
+  bool store_pending = false;  // a TMA store from `staging` may still be reading it
 
   for (int u = blockIdx.x; u < p.num_units; u += gridDim.x) {
     const Unit w = decode_unit(p, u);
@@ -494,42 +562,91 @@ __device__ __forceinline__ void consume(const Sm90Args& p, const uint8_t* sx, co
     const Fragment<BN> f(w.tx * kBlockM + consumer * kWgmmaM, w.ty * BN, thread);
 #pragma unroll
     for (int r = 0; r < R; ++r) master[r] = 0.0f;
-    // Block scales are loaded one K block ahead: the loads fly during a
-    // whole K block's wgmma instead of stalling the promotion.
-    BlockScales<T> scales, next_scales;
-    if constexpr (Cfg::kBlock) scales.load(p, w, f, w.kb_begin);
-    for (int i = 0; i < nkb; ++i) {
+    // Block scales of the K block in each acc buffer, loaded when the block
+    // is issued: the loads fly during its wgmma.
+    BlockScales<T> scales0, scales1;
+    int prev_stage = 0;
+
+    // Waits for K block i's stage and issues its wgmma group into `a`.
+    auto issue = [&](float (&a)[R], BlockScales<T>* sc, int i) {
       if constexpr (Cfg::kBlock)
-        if (i + 1 < nkb) next_scales.load(p, w, f, w.kb_begin + i + 1);
+        if (sc) sc->load(p, w, f, w.kb_begin + i);
       wait_barrier(&full[stage], phase);
       const uint64_t dx = smem_desc(sx + stage * Cfg::kBytesX + consumer * kWgmmaM * kBlockK);
       const uint64_t dy = smem_desc(sy + stage * Cfg::kBytesY);
-      fence_operands(acc);
+      fence_operands(a);
       wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < kKSteps; ++kk)
-        wgmma<BN, TX, TY>(acc, dx + kk * kDescKStep, dy + kk * kDescKStep, kk > 0 ? 1u : 0u);
+        wgmma<BN, TX, TY>(a, dx + kk * kDescKStep, dy + kk * kDescKStep, kk > 0 ? 1u : 0u);
       wgmma_commit();
-      fence_operands(acc);
-      wgmma_wait<0>();
-      fence_operands(acc);
-      if (lane0) cuda::ptx::mbarrier_arrive(&empty[stage]);
-      advance<Cfg::kStages>(stage, phase);
+      fence_operands(a);
+    };
+    // Once `a`'s group has retired: frees its stage and promotes it.
+    auto retire = [&](float (&a)[R], const BlockScales<T>& sc) {
+      fence_operands(a);
+      if (lane0) cuda::ptx::mbarrier_arrive(&empty[prev_stage]);
       if constexpr (Cfg::kBlock) {
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
           for (int h = 0; h < 2; ++h)
 #pragma unroll
-            for (int e = 0; e < 2; ++e) master[4 * j + 2 * h + e] += acc[4 * j + 2 * h + e] * scales.factor(j, h, e);
-        scales = next_scales;
+            for (int e = 0; e < 2; ++e) master[4 * j + 2 * h + e] += a[4 * j + 2 * h + e] * sc.factor(j, h, e);
       } else {
 #pragma unroll
-        for (int r = 0; r < R; ++r) master[r] += acc[r];
+        for (int r = 0; r < R; ++r) master[r] += a[r];
       }
+    };
+
+    if constexpr (!Cfg::kDoubleAcc) {
+      // One accumulator: the scales are loaded a whole K block ahead instead.
+      if constexpr (Cfg::kBlock) scales0.load(p, w, f, w.kb_begin);
+      for (int i = 0; i < nkb; ++i) {
+        if constexpr (Cfg::kBlock)
+          if (i + 1 < nkb) scales1.load(p, w, f, w.kb_begin + i + 1);
+        issue(acc0, nullptr, i);
+        prev_stage = stage;
+        advance<Cfg::kStages>(stage, phase);
+        wgmma_wait<0>();
+        retire(acc0, scales0);
+        scales0 = scales1;
+      }
+      epilogue<T>(p, tmap_d, w, u, consumer, thread, master, last_flag, staging, store_pending);
+      continue;
     }
-    epilogue<T>(p, w, u, consumer, thread, master, last_flag);
+    issue(acc0, &scales0, 0);
+    prev_stage = stage;
+    advance<Cfg::kStages>(stage, phase);
+    int i = 1;
+    for (; i + 1 < nkb; i += 2) {
+      issue(acc1, &scales1, i);
+      wgmma_wait<1>();
+      retire(acc0, scales0);
+      prev_stage = stage;
+      advance<Cfg::kStages>(stage, phase);
+      issue(acc0, &scales0, i + 1);
+      wgmma_wait<1>();
+      retire(acc1, scales1);
+      prev_stage = stage;
+      advance<Cfg::kStages>(stage, phase);
+    }
+    if (i < nkb) {  // an odd block left: acc1 takes it
+      issue(acc1, &scales1, i);
+      wgmma_wait<1>();
+      retire(acc0, scales0);
+      prev_stage = stage;
+      advance<Cfg::kStages>(stage, phase);
+      wgmma_wait<0>();
+      retire(acc1, scales1);
+    } else {
+      wgmma_wait<0>();
+      retire(acc0, scales0);
+    }
+    epilogue<T>(p, tmap_d, w, u, consumer, thread, master, last_flag, staging, store_pending);
   }
+  // Shared memory must outlive the stores that read it.
+  if (thread == 0) cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
 }
 
 // The producer: one thread streams X and Y tiles of every K block of every
@@ -566,18 +683,21 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
 template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
 __global__ void __launch_bounds__(kThreads, 1)
     sm90_fp8_gemm_kernel(const __grid_constant__ CUtensorMap tmap_x, const __grid_constant__ CUtensorMap tmap_y,
-                         const Sm90Args p) {
+                         const __grid_constant__ CUtensorMap tmap_d, const Sm90Args p) {
   using Cfg = TileTraits<T>;
   extern __shared__ uint8_t smem_raw[];
   // Shared memory, from a 1024-byte boundary (the swizzle atom):
   //   sX[kStages]: (BLK_M, BLK_K) fp8, 128B-swizzled   (X rows x K)
   //   sY[kStages]: (BLK_N, BLK_K) fp8, 128B-swizzled   (Y rows x K)
+  //   sD[kConsumers]: each consumer's D staging (see TileTraits), 1024-aligned
   //   full[kStages], empty[kStages]: mbarriers; last_flag[kConsumers]
-  uint8_t* smem = reinterpret_cast<uint8_t*>(
-      (reinterpret_cast<uintptr_t>(smem_raw) + kSwizzleAtomBytes - 1) & ~uintptr_t{kSwizzleAtomBytes - 1});
+  // (indexing smem_raw keeps the pointer in the shared window for the compiler)
+  const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+  uint8_t* smem = smem_raw + ((kSwizzleAtomBytes - raw % kSwizzleAtomBytes) % kSwizzleAtomBytes);
   uint8_t* sx = smem;
   uint8_t* sy = smem + Cfg::kStages * Cfg::kBytesX;
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + Cfg::kStages * Cfg::kStageBytes);
+  uint8_t* sd = smem + Cfg::kStages * Cfg::kStageBytes;
+  uint64_t* full = reinterpret_cast<uint64_t*>(sd + kConsumers * Cfg::kStagingBytes);
   uint64_t* empty = full + Cfg::kStages;
   unsigned* last_flag = reinterpret_cast<unsigned*>(empty + Cfg::kStages);
 
@@ -596,8 +716,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x == 0) detail::produce<T>(&tmap_x, &tmap_y, p, sx, sy, full, empty);
   } else {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
-    detail::consume<T, TX, TY>(p, sx, sy, full, empty, last_flag, warpgroup - 1,
-                               threadIdx.x % kWarpgroupThreads);
+    const int consumer = warpgroup - 1;
+    if (threadIdx.x % kWarpgroupThreads == 0) asm volatile("prefetch.tensormap [%0];\n" ::"l"(&tmap_d) : "memory");
+    detail::consume<T, TX, TY>(p, &tmap_d, sx, sy, full, empty, last_flag, sd + consumer * Cfg::kStagingBytes,
+                               consumer, threadIdx.x % kWarpgroupThreads);
   }
 }
 
@@ -606,7 +728,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
 __global__ void __launch_bounds__(kThreads, 1)
     sm90_fp8_gemm_kernel(const __grid_constant__ CUtensorMap tmap_x, const __grid_constant__ CUtensorMap tmap_y,
-                         const Sm90Args p) {}
+                         const __grid_constant__ CUtensorMap tmap_d, const Sm90Args p) {}
 
 #endif  // FP8KIT_HAS_WGMMA
 
