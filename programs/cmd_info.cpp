@@ -43,17 +43,29 @@ nlohmann::json collect_info() {
 
 namespace {
 
-void print_paths(const nlohmann::json& paths, const char* indent) {
-  for (const auto& r : paths) {
-    if (r["path"].is_null()) {
-      std::printf("%s%-14s refused: %s\n", indent, r["scales"].get<std::string>().c_str(),
-                  r["error"].get<std::string>().c_str());
-    } else {
-      std::printf("%s%-14s %-11s %-20s %s\n", indent, r["scales"].get<std::string>().c_str(),
-                  r["path"].get<std::string>().c_str(), r["tensor_cores"].get<std::string>().c_str(),
-                  r["image"].get<std::string>().c_str());
-    }
+void print_row(const nlohmann::json& r, const std::string& scales, const char* indent) {
+  if (r["path"].is_null()) {
+    std::printf("%s%-14s refused: %s\n", indent, scales.c_str(), r["error"].get<std::string>().c_str());
+  } else {
+    std::printf("%s%-14s %-11s %-20s %s\n", indent, scales.c_str(), r["path"].get<std::string>().c_str(),
+                r["tensor_cores"].get<std::string>().c_str(), r["image"].get<std::string>().c_str());
   }
+}
+
+// One line when every scale mode gets the same answer, else one per mode.
+void print_paths(const nlohmann::json& paths, const char* indent) {
+  bool same = true;
+  for (const auto& r : paths) {
+    nlohmann::json a = r, b = paths.front();
+    a.erase("scales");
+    b.erase("scales");
+    same = same && a == b;
+  }
+  if (same) {
+    print_row(paths.front(), "all modes", indent);
+    return;
+  }
+  for (const auto& r : paths) print_row(r, r["scales"].get<std::string>(), indent);
 }
 
 }  // namespace
@@ -72,9 +84,12 @@ void print_info(const nlohmann::json& j) {
   if (j.contains("no_gpu_reason")) {
     std::printf("\nNo CUDA GPU here (%s). What this build gives each GPU family:\n",
                 j["no_gpu_reason"].get<std::string>().c_str());
+    std::printf("  %-5s %-23s %-14s %-11s %-20s %s\n", "cap", "family", "scales", "path", "tensor cores", "image");
     for (const auto& f : j["families"]) {
-      std::printf("  %-5s %s\n", f["capability"].get<std::string>().c_str(), f["family"].get<std::string>().c_str());
-      print_paths(f["paths"], "        ");
+      char indent[64];
+      std::snprintf(indent, sizeof indent, "  %-5s %-23s ", f["capability"].get<std::string>().c_str(),
+                    f["family"].get<std::string>().c_str());
+      print_paths(f["paths"], indent);
     }
   }
 }
