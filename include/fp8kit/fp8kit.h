@@ -123,6 +123,33 @@ const char* fp8kit_dtype_name(fp8kit_dtype dtype);
 const char* fp8kit_scale_mode_name(fp8kit_scale_mode mode);
 const char* fp8kit_path_name(fp8kit_path path);
 
+/* ---- Quantisation (the producer of the GEMM's A operand) ------------------
+ *
+ *   y[m, k] = x[m, k]                                   (rms_weight == NULL)
+ *   y[m, k] = x[m, k] * rsqrt(mean_k(x[m, :]^2) + eps) * rms_weight[k]   (fused RMSNorm)
+ *   q[m, k] = fp8(y[m, k] / s),  rounded to nearest even, saturating
+ *
+ * Scale s, by mode (the layouts fp8kit_gemm reads for A):
+ *   TENSOR  static: s = scale[0], given by the caller
+ *   ROW     dynamic per token: s = amax_k |y[m, :]| / FP8_MAX, written to scale[m]
+ *   BLOCK   dynamic per 1x128 group: s = amax |y[m, 128g : 128g + 128]| / FP8_MAX,
+ *           written to scale[g * M + m]  ([ceil(K/128), M], M contiguous)
+ * FP8_MAX is 448 (e4m3) or 57344 (e5m2). An all-zero row or group gets s = 1.
+ * x is bf16, f16 or f32 [M, K] with leading dimension ldx; q is [M, K] with ldq;
+ * rms_weight has x's dtype and K elements. K >= 16, K % 16 == 0; ldx * sizeof(x)
+ * and ldq multiples of 16 bytes; x, q 16-byte aligned. */
+typedef struct fp8kit_quantize_desc {
+  int64_t m, k;
+  const void* x; int64_t ldx; fp8kit_dtype x_type;
+  void* q;       int64_t ldq; fp8kit_dtype q_type;
+  fp8kit_scale_mode mode; /* TENSOR, ROW or BLOCK */
+  float* scale;           /* TENSOR: read; ROW, BLOCK: written */
+  const void* rms_weight; /* optional fused RMSNorm */
+  float eps;              /* RMSNorm epsilon (e.g. 1e-6) */
+} fp8kit_quantize_desc;
+
+fp8kit_status fp8kit_quantize(const fp8kit_quantize_desc* desc, void* stream);
+
 /* ---- Introspection (the CLI's `info` and `doctor` use these) ---------------- */
 
 typedef enum fp8kit_tensor_cores {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "arch/config.hpp"
+#include "core/device.hpp"
 #include "core/error.hpp"
 #include "fp8kit/fp8kit.h"
 #include "fp8kit_build_config.hpp"
@@ -162,72 +163,6 @@ fp8kit_status validate(const fp8kit_gemm_desc* d, GemmParams* p) {
   p->b_scale = d->b_scale;
   p->bias = d->bias;
   p->bias_type = d->bias_type;
-  return FP8KIT_STATUS_SUCCESS;
-}
-
-// A pointer the kernel will dereference must be device-visible memory of the
-// current device (device, managed, or mapped host memory); a plain host
-// pointer would fault inside the kernel and poison the context.
-fp8kit_status check_device_pointer(const char* name, const void* ptr, int device) {
-  if (!ptr) return FP8KIT_STATUS_SUCCESS;
-  cudaPointerAttributes attr{};
-  const cudaError_t err = cudaPointerGetAttributes(&attr, ptr);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "%s = %p: not a pointer CUDA knows (%s)", name, ptr,
-                cudaGetErrorString(err));
-  }
-  switch (attr.type) {
-    case cudaMemoryTypeDevice:
-      if (attr.device != device)
-        return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "%s = %p: memory of device %d, but the current device is %d", name,
-                    ptr, attr.device, device);
-      return FP8KIT_STATUS_SUCCESS;
-    case cudaMemoryTypeManaged: return FP8KIT_STATUS_SUCCESS;
-    case cudaMemoryTypeHost:
-      if (attr.devicePointer) return FP8KIT_STATUS_SUCCESS;
-      [[fallthrough]];
-    default:
-      return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "%s = %p: host memory the GPU cannot read; pass device memory",
-                  name, ptr);
-  }
-}
-
-// ---- Devices ---------------------------------------------------------------
-
-struct DeviceSlot {
-  std::once_flag once;
-  cudaError_t err = cudaSuccess;
-  DeviceInfo info;
-};
-std::array<DeviceSlot, kMaxDevices> g_devices;
-
-fp8kit_status current_device(const DeviceInfo** out) {
-  int dev = 0;
-  cudaError_t err = cudaGetDevice(&dev);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    return fail(FP8KIT_STATUS_UNSUPPORTED, "no usable CUDA device: %s", cudaGetErrorString(err));
-  }
-  if (dev < 0 || dev >= kMaxDevices)
-    return fail(FP8KIT_STATUS_UNSUPPORTED, "device %d: fp8kit handles device ordinals below %d", dev, kMaxDevices);
-  DeviceSlot& slot = g_devices[dev];
-  std::call_once(slot.once, [&] {
-    cudaDeviceProp prop{};
-    slot.err = cudaGetDeviceProperties(&prop, dev);
-    if (slot.err != cudaSuccess) return;
-    DeviceInfo& d = slot.info;
-    d.device = dev;
-    d.cap = arch::capability(prop.major, prop.minor);
-    d.sm_count = prop.multiProcessorCount;
-    d.smem_per_block_optin = static_cast<int>(prop.sharedMemPerBlockOptin);
-    d.smem_per_sm = static_cast<int>(prop.sharedMemPerMultiprocessor);
-    d.l2_bytes = prop.l2CacheSize;
-    std::snprintf(d.name, sizeof d.name, "%s", prop.name);
-  });
-  if (slot.err != cudaSuccess)
-    return fail(FP8KIT_STATUS_CUDA_ERROR, "cudaGetDeviceProperties(%d): %s", dev, cudaGetErrorString(slot.err));
-  *out = &slot.info;
   return FP8KIT_STATUS_SUCCESS;
 }
 
@@ -430,6 +365,75 @@ fp8kit_status choose_offline(int major, int minor, fp8kit_scale_mode a_mode, fp8
 }
 
 }  // namespace
+
+// A pointer the kernel will dereference must be device-visible memory of the
+// current device (device, managed, or mapped host memory); a plain host
+// pointer would fault inside the kernel and poison the context.
+fp8kit_status check_device_pointer(const char* name, const void* ptr, int device) {
+  if (!ptr) return FP8KIT_STATUS_SUCCESS;
+  cudaPointerAttributes attr{};
+  const cudaError_t err = cudaPointerGetAttributes(&attr, ptr);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "%s = %p: not a pointer CUDA knows (%s)", name, ptr,
+                cudaGetErrorString(err));
+  }
+  switch (attr.type) {
+    case cudaMemoryTypeDevice:
+      if (attr.device != device)
+        return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "%s = %p: memory of device %d, but the current device is %d", name,
+                    ptr, attr.device, device);
+      return FP8KIT_STATUS_SUCCESS;
+    case cudaMemoryTypeManaged: return FP8KIT_STATUS_SUCCESS;
+    case cudaMemoryTypeHost:
+      if (attr.devicePointer) return FP8KIT_STATUS_SUCCESS;
+      [[fallthrough]];
+    default:
+      return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "%s = %p: host memory the GPU cannot read; pass device memory",
+                  name, ptr);
+  }
+}
+
+// ---- Devices ---------------------------------------------------------------
+
+namespace {
+struct DeviceSlot {
+  std::once_flag once;
+  cudaError_t err = cudaSuccess;
+  DeviceInfo info;
+};
+std::array<DeviceSlot, kMaxDevices> g_devices;
+}  // namespace
+
+fp8kit_status current_device(const DeviceInfo** out) {
+  int dev = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return fail(FP8KIT_STATUS_UNSUPPORTED, "no usable CUDA device: %s", cudaGetErrorString(err));
+  }
+  if (dev < 0 || dev >= kMaxDevices)
+    return fail(FP8KIT_STATUS_UNSUPPORTED, "device %d: fp8kit handles device ordinals below %d", dev, kMaxDevices);
+  DeviceSlot& slot = g_devices[dev];
+  std::call_once(slot.once, [&] {
+    cudaDeviceProp prop{};
+    slot.err = cudaGetDeviceProperties(&prop, dev);
+    if (slot.err != cudaSuccess) return;
+    DeviceInfo& d = slot.info;
+    d.device = dev;
+    d.cap = arch::capability(prop.major, prop.minor);
+    d.sm_count = prop.multiProcessorCount;
+    d.smem_per_block_optin = static_cast<int>(prop.sharedMemPerBlockOptin);
+    d.smem_per_sm = static_cast<int>(prop.sharedMemPerMultiprocessor);
+    d.l2_bytes = prop.l2CacheSize;
+    std::snprintf(d.name, sizeof d.name, "%s", prop.name);
+  });
+  if (slot.err != cudaSuccess)
+    return fail(FP8KIT_STATUS_CUDA_ERROR, "cudaGetDeviceProperties(%d): %s", dev, cudaGetErrorString(slot.err));
+  *out = &slot.info;
+  return FP8KIT_STATUS_SUCCESS;
+}
+
 }  // namespace fp8kit
 
 extern "C" {
