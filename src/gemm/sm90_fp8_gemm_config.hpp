@@ -37,6 +37,21 @@ struct Plan {
 
 constexpr int ceil_div(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
 
+// Makespan model of a persistent launch, in K-block times of one CTA: waves
+// of units times K blocks per unit, plus a split's partial tile written and
+// the last split's reduction (each partial ~2 K blocks' worth of traffic).
+constexpr int kMaxSplitsLarge = 8;
+constexpr double kSplitReduceFixed = 2.0;   // K blocks: writing the partial, the counter
+constexpr double kSplitReducePer = 2.0;     // K blocks per partial read by the last split
+constexpr double kSplitMinGain = 1.15;      // change the split only for a clear predicted gain
+constexpr size_t kMaxSplitWorkspace = size_t{128} << 20;
+
+inline double split_makespan(int64_t tiles, int k_blocks, int splits, int sm_count) {
+  const int64_t waves = (tiles * splits + sm_count - 1) / sm_count;
+  const double reduce = splits > 1 ? kSplitReduceFixed + kSplitReducePer * splits : 0.0;
+  return static_cast<double>(waves) * ceil_div(k_blocks, splits) + reduce;
+}
+
 inline int block_n_of(Tile t) {
   switch (t) {
     case Tile::kLarge: return TileTraits<Tile::kLarge>::kBlockN;
@@ -63,10 +78,22 @@ inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size
 
   // Split-K when the tiles alone leave SMs idle: as many splits as fill one
   // wave, while each split keeps enough K blocks.
+  const int min_kb = pl.swap ? kMinSplitKBlocksSmall : kMinSplitKBlocksLarge;
   int splits = 1;
-  if (tiles < sm_count) {
-    const int min_kb = pl.swap ? kMinSplitKBlocksSmall : kMinSplitKBlocksLarge;
-    splits = std::max(1, std::min(static_cast<int>(sm_count / tiles), pl.k_blocks / min_kb));
+  if (tiles < sm_count) splits = std::max(1, std::min(static_cast<int>(sm_count / tiles), pl.k_blocks / min_kb));
+  // Large tiles are compute-bound: a partly filled last wave costs a whole
+  // one. Where another split count shortens the makespan by a clear margin
+  // (stream-K's point, kept to whole splits), take it.
+  if (!pl.swap) {
+    const size_t tile_bytes = size_t{kBlockM} * pl.block_n * sizeof(float);
+    int best = splits;
+    for (int s = 1; s <= std::min(kMaxSplitsLarge, pl.k_blocks / min_kb); ++s)
+      if (static_cast<size_t>(tiles) * s * tile_bytes <= kMaxSplitWorkspace &&
+          split_makespan(tiles, pl.k_blocks, s, sm_count) < split_makespan(tiles, pl.k_blocks, best, sm_count))
+        best = s;
+    if (split_makespan(tiles, pl.k_blocks, splits, sm_count) >=
+        kSplitMinGain * split_makespan(tiles, pl.k_blocks, best, sm_count))
+      splits = best;
   }
   pl.kb_per_split = ceil_div(pl.k_blocks, splits);
   splits = ceil_div(pl.k_blocks, pl.kb_per_split);  // no empty split
