@@ -304,7 +304,8 @@ int check(bool quick) {
                      F = FP8KIT_DTYPE_F32;
   struct Shape { int m, n, k; };
   std::vector<Shape> shapes = {{1, 129, 16}, {17, 2112, 7168}, {333, 1000, 528}, {64, 256, 256},
-                               {65, 300, 1040}, {128, 7168, 2048}, {16, 4096, 4096}};
+                               {65, 300, 1040}, {128, 7168, 2048}, {16, 4096, 4096},
+                               {512, 2112, 7168}};  // large tiles with 3 splits
   if (!quick) shapes.push_back({4095, 4097, 4096});
   const fp8kit_scale_mode modes[][2] = {{FP8KIT_SCALE_NONE, FP8KIT_SCALE_NONE},
                                         {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR},
