@@ -62,8 +62,9 @@ template <Tile T>
 struct TileTraits {
   static constexpr bool kSwap = (T == Tile::kSmall || T == Tile::kSmallBlock);
   static constexpr bool kBlock = (T == Tile::kLargeBlock || T == Tile::kSmallBlock);
-  // 128 for the large tiles: two m64 x BN f32 accumulators (wgmma's and the
-  // promoted master) must fit the consumers' 232 registers.
+  // 128 for the large tiles: the m64 x BN f32 accumulators (wgmma's, two of
+  // them in the non-block tiles, and the promoted master) must fit the
+  // consumers' 232 registers.
   static constexpr int kBlockN = kSwap ? 64 : 128;
   static constexpr int kBytesX = kBlockM * kBlockK;  // sX stage: (BLK_M, BLK_K) fp8
   static constexpr int kBytesY = kBlockN * kBlockK;  // sY stage: (BLK_N, BLK_K) fp8
@@ -147,37 +148,6 @@ namespace detail {
   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-#define FP8KIT_WGMMA_D256 \
-  "{" \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" ", " \
-  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" ", " \
-  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47" ", " \
-  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" ", " \
-  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79" ", " \
-  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95" ", " \
-  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111" ", " \
-  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
-  "}"
-#define FP8KIT_WGMMA_DESC256 "%128, %129"
-#define FP8KIT_WGMMA_SCALE256 "%130"
-#define FP8KIT_WGMMA_ARGS256(d) \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
-  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
-  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
-  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
-  "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
-  "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
-  "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
-  "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
-  "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
-  "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
-  "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
-  "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-
 // D (+)= X . Y^T for one m64 x N x k32 step. X and Y come from shared-memory
 // descriptors (both K-major: the only FP8 layout wgmma has). scale_d == 0
 // overwrites D instead of accumulating (the first step of a tile).
@@ -198,7 +168,6 @@ namespace detail {
   FP8KIT_DEFINE_WGMMA(N, e5m2, e5m2)
 FP8KIT_DEFINE_WGMMA_TYPES(64)
 FP8KIT_DEFINE_WGMMA_TYPES(128)
-FP8KIT_DEFINE_WGMMA_TYPES(256)
 #undef FP8KIT_DEFINE_WGMMA_TYPES
 #undef FP8KIT_DEFINE_WGMMA
 
@@ -212,13 +181,11 @@ template <int N, fp8kit_dtype TX, fp8kit_dtype TY>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t dx, uint64_t dy, uint32_t scale_d) {
   constexpr bool kX4 = (TX == FP8KIT_DTYPE_E4M3);
   constexpr bool kY4 = (TY == FP8KIT_DTYPE_E4M3);
-  static_assert(N == 64 || N == 128 || N == 256, "wgmma N of a tile configuration");
+  static_assert(N == 64 || N == 128, "wgmma N of a tile configuration");
   if constexpr (N == 64) {
     FP8KIT_WGMMA_SELECT(64)
-  } else if constexpr (N == 128) {
-    FP8KIT_WGMMA_SELECT(128)
   } else {
-    FP8KIT_WGMMA_SELECT(256)
+    FP8KIT_WGMMA_SELECT(128)
   }
 }
 #undef FP8KIT_WGMMA_SELECT
