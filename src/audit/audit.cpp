@@ -105,9 +105,7 @@ std::string demangle(const std::string& mangled) {
 
 bool AuditReport::has_findings() const {
   for (const KernelRecord& r : offenders)
-    if (r.outcome == Outcome::TrapStub || r.outcome == Outcome::Missing ||
-        (r.outcome == Outcome::Empty && !r.real_on.empty()))
-      return true;
+    if (r.outcome == Outcome::TrapStub || (r.outcome == Outcome::Missing && gpus_requested)) return true;
   return false;
 }
 
@@ -283,37 +281,60 @@ struct Discovery {
 // ---------------------------------------------------------------------------
 // One job: parse its images, pick one per GPU, classify what would run.
 
+// One image of a container. Its bytes are decompressed, read and dropped
+// again: what stays is the kernel names and, for images some GPU loads, the
+// class of every kernel. Peak memory is one decompressed image per worker.
 struct Image {
   arch::Image image{arch::ImageKind::Sass, 0, arch::Variant::Plain};
   const FatbinEntry* entry = nullptr;  // null for a standalone cubin
-  std::vector<std::uint8_t> storage;
-  Bytes bytes;
-  bool loaded = false;  // kernels parsed
-  Cubin cubin;
-  std::vector<PtxKernel> ptx;
-  std::unordered_map<std::string_view, std::size_t> index;  // kernel -> position
-  std::vector<SassSummary> summaries;
+  Bytes standalone;                    // the cubin, when entry is null
+  bool listed = false;                 // kernel names read
+  bool chosen = false;                 // some GPU loads it
+  std::vector<std::string> names;
+  std::unordered_map<std::string_view, std::size_t> index;  // views into names
+  std::vector<SassSummary> summaries;                       // for chosen images (and siblings, on demand)
   std::vector<bool> summarised;
 
   bool has(std::string_view k) const { return index.count(k) != 0; }
-
-  // Body and tensor ops of kernel k in this image (k must be present).
-  SassSummary summary(std::string_view k) {
-    const std::size_t i = index.at(k);
-    if (image.kind == arch::ImageKind::Ptx) {
-      SassSummary s;
-      s.body = ptx[i].body;
-      s.tensor_ops = ptx[i].tensor_ops;
-      s.decoded = true;
-      return s;
-    }
-    if (!summarised[i]) {
-      summaries[i] = classify_sass(cubin.kernels[i].text, image.arch);
-      summarised[i] = true;
-    }
-    return summaries[i];
-  }
 };
+
+// Reads an image: its kernel names and, with `classify`, every kernel's class.
+void read_image(Image& im, bool classify, std::size_t max_bytes) {
+  std::vector<std::uint8_t> storage;
+  const Bytes bytes = im.entry ? entry_image(*im.entry, storage, max_bytes) : im.standalone;
+  const bool first = !im.listed;
+  if (im.image.kind == arch::ImageKind::Sass) {
+    const Cubin c = parse_cubin(bytes);
+    if (first) {
+      for (const CubinKernel& k : c.kernels) im.names.emplace_back(k.name);
+      im.summaries.resize(c.kernels.size());
+      im.summarised.assign(c.kernels.size(), false);
+    }
+    if (classify)
+      for (std::size_t i = 0; i < c.kernels.size() && i < im.summaries.size(); ++i) {
+        im.summaries[i] = classify_sass(c.kernels[i].text, im.image.arch);
+        im.summarised[i] = true;
+      }
+  } else {
+    std::string_view text(reinterpret_cast<const char*>(bytes.data), bytes.size);
+    while (!text.empty() && text.back() == '\0') text.remove_suffix(1);
+    const std::vector<PtxKernel> ks = ptx_kernels(text);
+    if (first) {
+      for (const PtxKernel& k : ks) im.names.push_back(k.name);
+      im.summaries.resize(ks.size());
+      im.summarised.assign(ks.size(), true);
+    }
+    for (std::size_t i = 0; i < ks.size() && i < im.summaries.size(); ++i) {
+      im.summaries[i].body = ks[i].body;
+      im.summaries[i].tensor_ops = ks[i].tensor_ops;
+      im.summaries[i].decoded = true;
+    }
+  }
+  if (first) {
+    for (std::size_t i = 0; i < im.names.size(); ++i) im.index.emplace(im.names[i], i);
+    im.listed = true;
+  }
+}
 
 struct Partial {
   std::vector<GpuSummary> per_gpu;
@@ -328,23 +349,6 @@ struct Context {
   std::unique_ptr<std::regex> filter;
 };
 
-void load_cubin(Image& im) {
-  im.cubin = parse_cubin(im.bytes);
-  for (std::size_t i = 0; i < im.cubin.kernels.size(); ++i) im.index.emplace(im.cubin.kernels[i].name, i);
-  im.summaries.resize(im.cubin.kernels.size());
-  im.summarised.assign(im.cubin.kernels.size(), false);
-  im.loaded = true;
-}
-
-void load_ptx(Image& im, std::size_t max_bytes) {
-  im.bytes = entry_image(*im.entry, im.storage, max_bytes);
-  std::string_view text(reinterpret_cast<const char*>(im.bytes.data), im.bytes.size);
-  while (!text.empty() && text.back() == '\0') text.remove_suffix(1);
-  im.ptx = ptx_kernels(text);
-  for (std::size_t i = 0; i < im.ptx.size(); ++i) im.index.emplace(im.ptx[i].name, i);
-  im.loaded = true;
-}
-
 bool same_family(int a, int b) {
   const arch::Family* fa = arch::family_of(a);
   return fa && fa == arch::family_of(b);
@@ -352,13 +356,14 @@ bool same_family(int a, int b) {
 
 void run_job(std::size_t job_index, const Job& job, const Context& ctx, Partial& out) {
   InputSummary& stats = out.inputs[job.input];
+  const std::size_t max_bytes = ctx.options.max_image_bytes;
   FatbinContainer container;
   std::vector<Image> images;
   if (job.is_cubin) {
     Image im;
-    im.bytes = job.bytes;
-    load_cubin(im);
-    im.image = {arch::ImageKind::Sass, im.cubin.arch, im.cubin.variant};
+    im.standalone = job.bytes;
+    const Cubin c = parse_cubin(job.bytes);
+    im.image = {arch::ImageKind::Sass, c.arch, c.variant};
     images.push_back(std::move(im));
   } else {
     container = parse_fatbin(job.bytes, 0);
@@ -368,41 +373,34 @@ void run_job(std::size_t job_index, const Job& job, const Context& ctx, Partial&
       if (e.kind == EntryKind::Other) continue;
       Image im;
       im.entry = &e;
-      if (e.kind == EntryKind::Elf) {
-        try {
-          im.bytes = entry_image(e, im.storage, ctx.options.max_image_bytes);
-          load_cubin(im);
-        } catch (const FormatError& err) {
-          out.errors.push_back({job_index, {job.where + " entry sm_" + std::to_string(e.arch), err.what()}});
-          continue;
-        }
-        const int a = im.cubin.arch ? im.cubin.arch : static_cast<int>(e.arch);
-        const arch::Variant v = e.variant != arch::Variant::Plain ? e.variant : im.cubin.variant;
-        im.image = {arch::ImageKind::Sass, a, v};
-      } else {
-        im.image = {arch::ImageKind::Ptx, static_cast<int>(e.arch), e.variant};
-      }
+      const bool sass = e.kind == EntryKind::Elf;
+      im.image = {sass ? arch::ImageKind::Sass : arch::ImageKind::Ptx, static_cast<int>(e.arch), e.variant};
       images.push_back(std::move(im));
     }
   }
 
+  // The loader's choice needs only the entry headers.
   std::vector<arch::Image> model;
-  for (const Image& im : images) model.push_back(im.image);
-  std::vector<int> chosen(ctx.gpus.size());
   bool any_sass = false;
-  for (const Image& im : images) any_sass |= im.image.kind == arch::ImageKind::Sass;
-  for (std::size_t g = 0; g < ctx.gpus.size(); ++g) chosen[g] = arch::select_image(ctx.gpus[g], model);
+  for (const Image& im : images) {
+    model.push_back(im.image);
+    any_sass |= im.image.kind == arch::ImageKind::Sass;
+  }
+  std::vector<int> chosen(ctx.gpus.size());
+  for (std::size_t g = 0; g < ctx.gpus.size(); ++g) {
+    chosen[g] = arch::select_image(ctx.gpus[g], model);
+    if (chosen[g] >= 0) images[static_cast<std::size_t>(chosen[g])].chosen = true;
+  }
+  // Read every SASS image (its kernel names tell a kernel missing from the
+  // loaded image), classifying those some GPU loads; PTX only when loaded or
+  // when there is no SASS at all.
   for (std::size_t i = 0; i < images.size(); ++i) {
     Image& im = images[i];
-    if (im.loaded) {
-      ++stats.cubins;
-      continue;
-    }
-    ++stats.ptx;
-    const bool needed = !any_sass || std::find(chosen.begin(), chosen.end(), static_cast<int>(i)) != chosen.end();
-    if (!needed) continue;
+    const bool sass = im.image.kind == arch::ImageKind::Sass;
+    sass ? ++stats.cubins : ++stats.ptx;
+    if (!sass && !im.chosen && any_sass) continue;
     try {
-      load_ptx(im, ctx.options.max_image_bytes);
+      read_image(im, im.chosen, max_bytes);
     } catch (const FormatError& err) {
       out.errors.push_back({job_index, {job.where + " entry " + image_name(im.image), err.what()}});
       for (int& c : chosen)
@@ -414,18 +412,17 @@ void run_job(std::size_t job_index, const Job& job, const Context& ctx, Partial&
   std::vector<std::string_view> kernels;
   {
     std::unordered_map<std::string_view, bool> seen;
-    for (const Image& im : images) {
-      if (!im.loaded) continue;
-      if (im.image.kind == arch::ImageKind::Sass)
-        for (const CubinKernel& k : im.cubin.kernels) {
-          if (seen.emplace(k.name, true).second) kernels.push_back(k.name);
-        }
-      else
-        for (const PtxKernel& k : im.ptx)
-          if (seen.emplace(k.name, true).second) kernels.push_back(k.name);
-    }
+    for (const Image& im : images)
+      for (const std::string& n : im.names)
+        if (seen.emplace(n, true).second) kernels.push_back(n);
   }
   stats.kernels += kernels.size();
+
+  auto summary_of = [&](Image& im, std::string_view k) {
+    const std::size_t i = im.index.at(k);
+    if (!im.summarised[i]) read_image(im, true, max_bytes);  // a sibling, read again on demand
+    return im.summaries[i];
+  };
 
   for (std::string_view kv : kernels) {
     std::string name(kv);
@@ -441,22 +438,23 @@ void run_job(std::size_t job_index, const Job& job, const Context& ctx, Partial&
       KernelRecord r;
       r.gpu = gpu;
       const int idx = chosen[g];
-      if (idx < 0 || !images[idx].has(kv)) {
+      if (idx < 0 || !images[static_cast<std::size_t>(idx)].has(kv)) {
         bool targeted = false;
-        for (const Image& im : images) targeted |= im.loaded && im.has(kv) && same_family(im.image.arch, gpu);
+        for (const Image& im : images) targeted |= im.has(kv) && same_family(im.image.arch, gpu);
         r.outcome = targeted ? Outcome::Missing : Outcome::NotBuilt;
         if (idx >= 0) {
           r.has_image = true;
-          r.image = images[idx].image;
+          r.image = images[static_cast<std::size_t>(idx)].image;
         }
       } else {
-        Image& im = images[idx];
-        const SassSummary s = im.summary(kv);
+        Image& im = images[static_cast<std::size_t>(idx)];
+        const SassSummary s = summary_of(im, kv);
         r.has_image = true;
         r.image = im.image;
         r.tensor_ops = s.tensor_ops;
         std::uint32_t effective = s.tensor_ops;
         if (im.image.kind == arch::ImageKind::Ptx && (effective & tc::kQmma)) {
+          // What ptxas makes of FP8 mma.sync depends on the family (facts.md §1).
           const arch::Family* fam = arch::family_of(gpu);
           const bool native = fam && fam->fp8_mma_sync == arch::Family::Fp8MmaSync::Native;
           if (!native) effective = (effective & ~tc::kQmma) | tc::kHmma;
@@ -502,8 +500,13 @@ void run_job(std::size_t job_index, const Job& job, const Context& ctx, Partial&
           r.outcome == Outcome::TrapStub || r.outcome == Outcome::Missing || r.outcome == Outcome::Empty;
       if (offender) {
         for (std::size_t j = 0; j < images.size(); ++j) {
-          if (static_cast<int>(j) == idx || !images[j].loaded || !images[j].has(kv)) continue;
-          if (images[j].summary(kv).body == Body::Real) r.real_on.push_back(images[j].image);
+          Image& sib = images[j];
+          if (static_cast<int>(j) == idx || !sib.has(kv)) continue;
+          try {
+            if (summary_of(sib, kv).body == Body::Real) r.real_on.push_back(sib.image);
+          } catch (const FormatError&) {
+            // Already reported when the image was first read.
+          }
         }
       }
       const bool report_it = r.outcome == Outcome::TrapStub || r.outcome == Outcome::Missing ||
@@ -524,6 +527,7 @@ AuditReport run(std::vector<std::string> labels, std::vector<Bytes> inputs, cons
   AuditReport report;
   Context ctx{options, options.gpus.empty() ? default_gpus() : options.gpus, nullptr};
   report.gpus = ctx.gpus;
+  report.gpus_requested = !options.gpus.empty();
   report.errors = std::move(early_errors);
   if (!options.kernel_regex.empty()) {
     try {

@@ -93,7 +93,11 @@ struct AuditReport {
   std::vector<KernelRecord> records;    // every kernel x GPU, with keep_records
   std::vector<InputSummary> inputs;
   std::vector<InputError> errors;  // unreadable inputs or containers
-  // A requested GPU would hit a trap stub or a missing image.
+  bool gpus_requested = false;     // gpus came from the options, not default_gpus()
+  // Some GPU would hit a trap stub, or a GPU the caller asked about would find
+  // no image of a kernel built for its family. Empty bodies (a silent no-op
+  // where a sibling target has real code) and missing images on the default
+  // survey list are reported, not findings.
   bool has_findings() const;
 };
 
