@@ -96,9 +96,9 @@ void print_text(const audit::AuditReport& r) {
         std::printf("  %s\n", kernel.c_str());
       std::string where;
       for (const auto* o : recs) {
-        std::printf("    %-5s %s\n", audit::capability_name(o->gpu).c_str(), describe(*o).c_str());
-        if (o->where != where) std::printf("          in %s\n", o->where.c_str());
+        if (o->where != where) std::printf("    in %s\n", o->where.c_str());
         where = o->where;
+        std::printf("      %-5s %s\n", audit::capability_name(o->gpu).c_str(), describe(*o).c_str());
       }
     }
   }
@@ -116,18 +116,20 @@ void print_text(const audit::AuditReport& r) {
     missing += g.missing;
   }
   for (const auto& o : r.offenders) empty += o.outcome == audit::Outcome::Empty;
-  std::printf("\n%s: %zu trap stub%s, %zu missing image%s, %zu silent empty bod%s over %zu GPU%s\n",
-              r.has_findings() ? "FAIL" : "ok", trap, trap == 1 ? "" : "s", missing, missing == 1 ? "" : "s", empty,
-              empty == 1 ? "y" : "ies", r.gpus.size(), r.gpus.size() == 1 ? "" : "s");
+  std::printf("\n%s: %zu trap stub%s, %zu missing image%s%s, %zu silent empty bod%s (warnings) over %zu GPU%s\n",
+              r.has_findings() ? "FAIL" : "ok", trap, trap == 1 ? "" : "s", missing, missing == 1 ? "" : "s",
+              missing && !r.gpus_requested ? " (survey list: warnings; name GPUs with --gpu to fail on them)" : "",
+              empty, empty == 1 ? "y" : "ies", r.gpus.size(), r.gpus.size() == 1 ? "" : "s");
 }
 
-nlohmann::json record_json(const audit::KernelRecord& k) {
-  nlohmann::json j{{"gpu", audit::capability_name(k.gpu)},
-                   {"outcome", audit::outcome_name(k.outcome)},
-                   {"image", k.has_image ? nlohmann::json(audit::image_name(k.image)) : nlohmann::json(nullptr)},
-                   {"tensor_cores", audit::tensor_cores_name(k.tensor_cores)},
-                   {"tensor_ops", nlohmann::json::array()},
-                   {"where", k.where}};
+nlohmann::ordered_json record_json(const audit::KernelRecord& k) {
+  nlohmann::ordered_json j{
+      {"gpu", audit::capability_name(k.gpu)},
+      {"outcome", audit::outcome_name(k.outcome)},
+      {"image", k.has_image ? nlohmann::ordered_json(audit::image_name(k.image)) : nlohmann::ordered_json(nullptr)},
+      {"tensor_cores", audit::tensor_cores_name(k.tensor_cores)},
+      {"tensor_ops", nlohmann::ordered_json::array()},
+      {"where", k.where}};
   std::string ops = audit::tensor_ops_names(k.tensor_ops);
   for (std::size_t p = 0; !ops.empty();) {
     const std::size_t c = ops.find(',', p);
@@ -135,26 +137,27 @@ nlohmann::json record_json(const audit::KernelRecord& k) {
     if (c == std::string::npos) break;
     p = c + 1;
   }
-  j["real_on"] = nlohmann::json::array();
+  j["real_on"] = nlohmann::ordered_json::array();
   for (const auto& im : k.real_on) j["real_on"].push_back(audit::image_name(im));
   return j;
 }
 
 void print_json(const audit::AuditReport& r, int exit_code) {
-  nlohmann::json j;
+  nlohmann::ordered_json j;
   j["tool"] = "fp8kit audit";
   j["version"] = std::to_string(FP8KIT_VERSION_MAJOR) + "." + std::to_string(FP8KIT_VERSION_MINOR) + "." +
                  std::to_string(FP8KIT_VERSION_PATCH);
-  j["gpus"] = nlohmann::json::array();
+  j["gpus_requested"] = r.gpus_requested;
+  j["gpus"] = nlohmann::ordered_json::array();
   for (int g : r.gpus) j["gpus"].push_back(audit::capability_name(g));
-  j["inputs"] = nlohmann::json::array();
+  j["inputs"] = nlohmann::ordered_json::array();
   for (const auto& in : r.inputs)
     j["inputs"].push_back({{"path", in.path},
                            {"containers", in.containers},
                            {"cubins", in.cubins},
                            {"ptx", in.ptx},
                            {"kernels", in.kernels}});
-  j["summary"] = nlohmann::json::array();
+  j["summary"] = nlohmann::ordered_json::array();
   for (const auto& g : r.per_gpu)
     j["summary"].push_back({{"gpu", audit::capability_name(g.gpu)},
                             {"kernels", g.kernels},
@@ -165,26 +168,27 @@ void print_json(const audit::AuditReport& r, int exit_code) {
                             {"missing", g.missing},
                             {"not_built", g.not_built},
                             {"tensor_cores", {{"native", g.tc_native}, {"emulated", g.tc_emulated}}}});
-  j["offenders"] = nlohmann::json::array();
+  j["offenders"] = nlohmann::ordered_json::array();
   for (const auto& [kernel, recs] : group(r)) {
-    nlohmann::json o{{"kernel", kernel}, {"demangled", recs.front()->demangled}, {"gpus", nlohmann::json::array()}};
+    nlohmann::ordered_json o{
+        {"kernel", kernel}, {"demangled", recs.front()->demangled}, {"gpus", nlohmann::ordered_json::array()}};
     for (const auto* k : recs) o["gpus"].push_back(record_json(*k));
     j["offenders"].push_back(o);
   }
   if (!r.records.empty()) {
-    j["records"] = nlohmann::json::array();
+    j["records"] = nlohmann::ordered_json::array();
     for (const auto& k : r.records) {
-      nlohmann::json rec = record_json(k);
+      nlohmann::ordered_json rec = record_json(k);
       rec["kernel"] = k.kernel;
       rec["demangled"] = k.demangled;
       j["records"].push_back(rec);
     }
   }
-  j["errors"] = nlohmann::json::array();
+  j["errors"] = nlohmann::ordered_json::array();
   for (const auto& e : r.errors) j["errors"].push_back({{"where", e.where}, {"message", e.message}});
   j["result"] = exit_code == kExitOk ? "clean" : exit_code == kExitFindings ? "findings" : "error";
   j["exit_code"] = exit_code;
-  std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  std::printf("%s\n", j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
 }
 
 int run_audit(const AuditArgs& a) {

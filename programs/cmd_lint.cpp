@@ -22,10 +22,10 @@ int run_lint(const LintArgs& a) {
   for (const auto& e : r.errors) std::fprintf(stderr, "fp8kit lint: %s: %s\n", e.path.c_str(), e.message.c_str());
   const int code = !r.errors.empty() ? kExitBadInput : r.findings.empty() ? kExitOk : kExitFindings;
   if (a.json) {
-    nlohmann::json j;
+    nlohmann::ordered_json j;
     j["tool"] = "fp8kit lint";
     j["files"] = r.files;
-    j["findings"] = nlohmann::json::array();
+    j["findings"] = nlohmann::ordered_json::array();
     for (const auto& f : r.findings)
       j["findings"].push_back({{"file", f.file},
                                {"line", f.line},
@@ -34,10 +34,10 @@ int run_lint(const LintArgs& a) {
                                {"text", f.text},
                                {"message", f.message},
                                {"rewrite", f.rewrite}});
-    j["errors"] = nlohmann::json::array();
+    j["errors"] = nlohmann::ordered_json::array();
     for (const auto& e : r.errors) j["errors"].push_back({{"path", e.path}, {"message", e.message}});
     j["exit_code"] = code;
-    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
     return code;
   }
   for (const auto& f : r.findings) {
