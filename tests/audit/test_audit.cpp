@@ -56,6 +56,11 @@ TEST(Audit, Sm120aDoesNotLoadOn121) {
   EXPECT_TRUE(outcome_is(r, "range_guard", 120, Outcome::Sass, "sm_120a"));
   EXPECT_TRUE(outcome_is(r, "range_guard", 121, Outcome::Missing));
   EXPECT_TRUE(r.has_findings());
+  // On the default survey list a missing image is reported, not a finding.
+  const AuditReport survey = audit_files({fixture("sm120a_only.o")}, AuditOptions{});
+  EXPECT_FALSE(survey.has_findings());
+  ASSERT_EQ(survey.offenders.size(), 1u);
+  EXPECT_EQ(survey.offenders[0].outcome, Outcome::Missing);
 }
 
 TEST(Audit, Sm120fCoversTheFamily) {
@@ -79,7 +84,7 @@ TEST(Audit, EmptyBodyWithRealSiblingIsASilentNoOp) {
   EXPECT_TRUE(outcome_is(r, "range_guard", 89, Outcome::Empty, "sm_89"));
   ASSERT_EQ(r.offenders.size(), 1u);
   EXPECT_EQ(image_name(r.offenders[0].real_on.at(0)), "sm_120");
-  EXPECT_TRUE(r.has_findings());
+  EXPECT_FALSE(r.has_findings());  // reported as a warning
 }
 
 TEST(Audit, BenignTrapAndLoneEmptyKernel) {
