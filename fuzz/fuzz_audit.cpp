@@ -1,0 +1,26 @@
+// libFuzzer target over everything fp8kit audit and lint parse: ELF, ar,
+// fatbin (with LZ4/ZSTD entries), cubin, SASS, PTX, and source text.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "audit/audit.hpp"
+#include "audit/lint.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace fp8kit::audit;
+  // Binary inputs (the seeds are fixtures) go to the auditor; text is linted.
+  // Both see every input whose first byte does not decide otherwise.
+  const bool binary = size >= 4 && (data[0] == 0x7f || data[0] == '!' || data[0] == 0x50);
+  AuditOptions o;
+  o.gpus = {75, 89, 90, 100, 120, 121, 130};
+  o.threads = 1;
+  o.max_image_bytes = std::size_t{64} << 20;
+  o.keep_records = true;
+  const AuditReport r = audit_bytes(Bytes(data, size), "fuzz", o);
+  (void)r.has_findings();
+  if (binary && size > 4096) return 0;  // regex linting of large binaries is slow and finds nothing
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  for (SourceKind k : {SourceKind::Cpp, SourceKind::Python, SourceKind::CMake}) (void)lint_source(text, k, "fuzz");
+  return 0;
+}
