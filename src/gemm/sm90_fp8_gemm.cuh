@@ -567,17 +567,26 @@ __device__ __forceinline__ void consume(const Sm90Args& p, const CUtensorMap* tm
     };
 
     if constexpr (!Cfg::kDoubleAcc) {
-      // One accumulator: the scales are loaded a whole K block ahead instead.
-      if constexpr (Cfg::kBlock) scales0.load(p, w, f, w.kb_begin);
-      for (int i = 0; i < nkb; ++i) {
-        if constexpr (Cfg::kBlock)
-          if (i + 1 < nkb) scales1.load(p, w, f, w.kb_begin + i + 1);
+      // One accumulator: the scales are loaded a whole K block ahead instead,
+      // into two register sets used in turn (unrolled by two). NOTE: copying
+      // a set that is still loading would stall on the load right there, in
+      // the middle of the next block's wgmma issue.
+      auto step = [&](int i, const BlockScales<T>& sc) {
         issue(acc0, nullptr, i);
         prev_stage = stage;
         advance<Cfg::kStages>(stage, phase);
         wgmma_wait<0>();
-        retire(acc0, scales0);
-        scales0 = scales1;
+        retire(acc0, sc);
+      };
+      if constexpr (Cfg::kBlock) scales0.load(p, w, f, w.kb_begin);
+      for (int i = 0; i < nkb; i += 2) {
+        if constexpr (Cfg::kBlock)
+          if (i + 1 < nkb) scales1.load(p, w, f, w.kb_begin + i + 1);
+        step(i, scales0);
+        if (i + 1 == nkb) break;
+        if constexpr (Cfg::kBlock)
+          if (i + 2 < nkb) scales0.load(p, w, f, w.kb_begin + i + 2);
+        step(i + 1, scales1);
       }
       epilogue<T>(p, tmap_d, w, u, consumer, thread, master, last_flag, staging, store_pending);
       continue;
