@@ -522,8 +522,9 @@ void run_job(std::size_t job_index, const Job& job, const Context& ctx, Partial&
   }
 }
 
-AuditReport run(std::vector<std::string> labels, std::vector<Bytes> inputs, const AuditOptions& options,
-                std::vector<InputError> early_errors) {
+// Inputs that could not be mapped have readable[i] false (their error is in early_errors).
+AuditReport run(std::vector<std::string> labels, std::vector<Bytes> inputs, std::vector<bool> readable,
+                const AuditOptions& options, std::vector<InputError> early_errors) {
   AuditReport report;
   Context ctx{options, options.gpus.empty() ? default_gpus() : options.gpus, nullptr};
   report.gpus = ctx.gpus;
@@ -540,12 +541,14 @@ AuditReport run(std::vector<std::string> labels, std::vector<Bytes> inputs, cons
   std::vector<Job> jobs;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     report.inputs.push_back({labels[i], 0, 0, 0, 0});
-    if (!inputs[i].data && inputs[i].size) continue;
+    if (!readable[i]) continue;
     Discovery d{options, jobs, report.errors, i};
     try {
       d.file(inputs[i], labels[i], 0);
     } catch (const FormatError& e) {
       report.errors.push_back({labels[i], e.what()});
+    } catch (const std::exception& e) {
+      report.errors.push_back({labels[i], std::string("internal error: ") + e.what()});
     }
   }
 
@@ -567,6 +570,8 @@ AuditReport run(std::vector<std::string> labels, std::vector<Bytes> inputs, cons
         p.errors.push_back({j, {jobs[j].where, "out of memory"}});
       } catch (const std::length_error&) {
         p.errors.push_back({j, {jobs[j].where, "entry too large"}});
+      } catch (const std::exception& e) {
+        p.errors.push_back({j, {jobs[j].where, std::string("internal error: ") + e.what()}});
       }
     }
   };
@@ -620,24 +625,26 @@ AuditReport run(std::vector<std::string> labels, std::vector<Bytes> inputs, cons
 }  // namespace
 
 AuditReport audit_bytes(Bytes bytes, const std::string& name, const AuditOptions& options) {
-  return run({name}, {bytes}, options, {});
+  return run({name}, {bytes}, {true}, options, {});
 }
 
 AuditReport audit_files(const std::vector<std::string>& paths, const AuditOptions& options) {
   std::vector<std::unique_ptr<MappedFile>> maps;
   std::vector<Bytes> inputs;
+  std::vector<bool> readable;
   std::vector<InputError> errors;
   for (const std::string& p : paths) {
     try {
       maps.push_back(std::make_unique<MappedFile>(p));
       inputs.push_back(maps.back()->bytes());
+      readable.push_back(true);
     } catch (const FormatError& e) {
       errors.push_back({p, e.what()});
-      maps.push_back(nullptr);
-      inputs.push_back(Bytes(nullptr, 1));  // marks an unreadable input
+      inputs.emplace_back();
+      readable.push_back(false);
     }
   }
-  return run(paths, inputs, options, std::move(errors));
+  return run(paths, inputs, readable, options, std::move(errors));
 }
 
 }  // namespace fp8kit::audit

@@ -19,6 +19,16 @@ namespace {
 constexpr std::uintmax_t kMaxFileBytes = 16u << 20;  // larger files are generated data
 constexpr std::size_t kMaxRegexLine = 2000;          // longer lines are data, and std::regex recurses
 
+// A decimal number of the source, saturated: no literal can throw.
+int number(const std::string& digits) {
+  long v = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') break;
+    v = std::min(v * 10 + (c - '0'), 1000000000L);
+  }
+  return static_cast<int>(v);
+}
+
 // ---------------------------------------------------------------------------
 // Blanking: comments (and, optionally, string literals) become spaces, so the
 // rules never match prose while offsets, lines and columns stay those of the
@@ -306,7 +316,7 @@ std::vector<MacroCompare> macro_compares(const std::string& code) {
     if (!c.op.empty()) {
       std::size_t j = skip_ws(i + c.op.size(), +1), k = j;
       while (k < code.size() && std::isdigit(static_cast<unsigned char>(code[k])) && k - j < 9) ++k;
-      if (k > j) c.value = std::stol(code.substr(j, k - j));
+      if (k > j) c.value = number(code.substr(j, k - j));
       c.at = pos;
       c.end = k > j ? k : i + c.op.size();
       out.push_back(c);
@@ -325,7 +335,7 @@ std::vector<MacroCompare> macro_compares(const std::string& code) {
       if (!c.op.empty()) {
         std::size_t k = skip_ws(j - c.op.size(), -1), d = k;
         while (d > 0 && std::isdigit(static_cast<unsigned char>(code[d - 1])) && k - d < 9) --d;
-        if (d < k) c.value = std::stol(code.substr(d, k - d));
+        if (d < k) c.value = number(code.substr(d, k - d));
         c.at = d < k ? d : j - c.op.size();
         c.end = pos + macro.size();
         out.push_back(c);
@@ -497,7 +507,7 @@ const char* const kLit = R"((\(\s*\d+\s*,\s*\d+\s*\)|\d+\b|(?:[A-Za-z_]\w*\.)*sm
 bool plausible(Archy a, const std::string& lit) {
   if (lit.empty()) return false;
   if (lit[0] == '(' || !std::isdigit(static_cast<unsigned char>(lit[0]))) return true;  // tuple or enum
-  const long v = std::stol(lit.substr(0, 6));
+  const long v = number(lit.substr(0, 6));
   if (a == Archy::Major) return v >= 5 && v <= 30;
   return v >= 5 && v < 1000;
 }
@@ -507,7 +517,7 @@ std::string equality_rewrite(const std::string& x, const std::string& lit, bool 
   static const std::regex smenum(R"(sm_?(\d+)[af]?$)");
   std::smatch m;
   if (std::regex_match(lit, m, tuple)) {
-    const int major = std::stoi(m[1].str()), minor = std::stoi(m[2].str());
+    const int major = number(m[1].str()), minor = number(m[2].str());
     return python ? py_tuple_range(x, major, minor, negate)
                   : "compare (major, minor) with the range [" + std::to_string(major) + "." + std::to_string(minor) +
                         ", " + std::to_string(major + 1) + ".0)";
@@ -515,10 +525,10 @@ std::string equality_rewrite(const std::string& x, const std::string& lit, bool 
   int v = 0;
   std::string target = x;
   if (std::regex_search(lit, m, smenum)) {
-    v = std::stoi(m[1].str());
+    v = number(m[1].str());
     target = "capability(" + x + ")";
   } else {
-    v = std::stoi(lit.substr(0, 6));
+    v = number(lit.substr(0, 6));
   }
   if (v < 30) {
     // A major version: say which families have the feature instead.
@@ -641,9 +651,9 @@ void rule_python_membership(const std::string& code, const Lines& lines, const s
         std::smatch t;
         std::string r;
         if (std::regex_search(s, t, tuple)) {
-          r = py_tuple_range(lhs, std::stoi(t[1].str()), std::stoi(t[2].str()), false);
+          r = py_tuple_range(lhs, number(t[1].str()), number(t[2].str()), false);
         } else {
-          const int v = std::stoi(trim(s));
+          const int v = number(trim(s));
           const int hi = v < 30 ? v + 1 : family_end(v);
           bool covered = false;
           for (const auto& [a, b] : ranges) covered |= v >= a && v < b;
@@ -702,9 +712,9 @@ void rule_cmake_lists(const std::string& code, const Lines& lines, const std::st
         if (suffix == "f") family_wide.insert(cap);
       };
       for (auto t = std::sregex_iterator(args.begin(), args.end(), arch_token); t != std::sregex_iterator(); ++t)
-        note(std::stoi((*t)[1].str()), (*t)[2].str(), open + 1 + static_cast<std::size_t>(t->position(1)));
+        note(number((*t)[1].str()), (*t)[2].str(), open + 1 + static_cast<std::size_t>(t->position(1)));
       for (auto t = std::sregex_iterator(args.begin(), args.end(), dotted); t != std::sregex_iterator(); ++t)
-        note(std::stoi((*t)[1].str()) * 10 + std::stoi((*t)[2].str()), (*t)[3].str(),
+        note(number((*t)[1].str()) * 10 + number((*t)[2].str()), (*t)[3].str(),
              open + 1 + static_cast<std::size_t>(t->position(1)));
       static const struct { int base, sibling; } pairs[] = {{120, 121}, {100, 103}};
       for (const auto& p : pairs) {
