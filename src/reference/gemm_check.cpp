@@ -84,13 +84,13 @@ uint8_t random_fp8(fp8kit_dtype t, std::mt19937_64& rng) {
   return pool.bytes[rng() % kPool];
 }
 
-// Largest finite value of an output dtype: a reference beyond it (plus half
-// an ulp) must come out as an infinity of the same sign.
-double out_max(fp8kit_dtype t) {
+// Where an output dtype overflows: its largest finite value plus half an ulp
+// there (round to nearest even sends that tie, and anything above, to inf).
+double overflow_edge(fp8kit_dtype t) {
   switch (t) {
-    case FP8KIT_DTYPE_BF16: return 3.3895313892515355e38;
-    case FP8KIT_DTYPE_F16: return 65504.0;
-    default: return 3.4028234663852886e38;
+    case FP8KIT_DTYPE_BF16: return 3.3895313892515355e38 + std::ldexp(1.0, 119);
+    case FP8KIT_DTYPE_F16: return 65504.0 + 16.0;
+    default: return 3.4028234663852886e38 + std::ldexp(1.0, 103);
   }
 }
 
@@ -205,9 +205,9 @@ GemmOutcome Problem::check(fp8kit_path path, std::mt19937_64& rng, int64_t full_
     ++out.checked;
     // Beyond the output type's range (plus half an ulp) the answer is an
     // infinity of the reference's sign; within acc_err of that edge, either.
-    const double overflow_edge = out_max(c.d_type) * (1 + u);
+    const double edge = overflow_edge(c.d_type);
     const bool right_inf = std::isinf(got) && (got > 0) == (r > 0);
-    if (std::fabs(r) - acc_err > overflow_edge || (std::fabs(r) + acc_err > overflow_edge && right_inf)) {
+    if (std::fabs(r) - acc_err >= edge || (std::fabs(r) + acc_err >= edge && right_inf)) {
       if (!right_inf && out.failures++ == 0) {
         std::ostringstream s;
         s << "D[" << row << "," << col << "] = " << got << ", reference " << r << " overflows the output type";
