@@ -48,15 +48,4 @@ fp8kit_scale_mode b_scale_mode(Mode mode) {
   return FP8KIT_SCALE_NONE;
 }
 
-int dtype_bytes(fp8kit_dtype type) {
-  switch (type) {
-    case FP8KIT_DTYPE_E4M3:
-    case FP8KIT_DTYPE_E5M2: return 1;
-    case FP8KIT_DTYPE_BF16:
-    case FP8KIT_DTYPE_F16: return 2;
-    case FP8KIT_DTYPE_F32: return 4;
-  }
-  return 0;
-}
-
 }  // namespace fp8bench

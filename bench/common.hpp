@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "fp8kit/fp8kit.h"
+#include "reference/fp8_codec.hpp"
 
 namespace fp8bench {
 
@@ -56,6 +57,6 @@ constexpr int64_t kScaleBlock = 128;  // K (and N for B) extent of one block sca
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 inline int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
-int dtype_bytes(fp8kit_dtype type);
+using fp8kit::ref::dtype_bytes;
 
 }  // namespace fp8bench
