@@ -14,8 +14,14 @@ bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.
 std::vector<std::string_view> statements(std::string_view body, std::string& storage) {
   storage.clear();
   storage.reserve(body.size());
+  bool line_start = true;
   for (std::size_t i = 0; i < body.size(); ++i) {
-    if (body[i] == '/' && i + 1 < body.size() && body[i + 1] == '/') {
+    const bool at_line_start = line_start;
+    line_start = body[i] == '\n' || (line_start && (body[i] == ' ' || body[i] == '\t'));
+    if (at_line_start && (body.compare(i, 4, ".loc") == 0 || body.compare(i, 5, ".file") == 0)) {
+      // Debug-line directives (-lineinfo) end at the newline, not at a semicolon.
+      while (i + 1 < body.size() && body[i + 1] != '\n') ++i;
+    } else if (body[i] == '/' && i + 1 < body.size() && body[i + 1] == '/') {
       while (i < body.size() && body[i] != '\n') ++i;
     } else if (body[i] == '/' && i + 1 < body.size() && body[i + 1] == '*') {
       const std::size_t end = body.find("*/", i + 2);

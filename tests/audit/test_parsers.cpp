@@ -183,6 +183,7 @@ $L__BB0_2:
 }
 .visible .entry _Z3mmaPf(.param .u64 p)
 {
+  .loc	1 168 5, function_name $L__info_string7, inlined_at 1 237 5
   mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f1,%f2,%f3,%f4};
   ret;
 }
