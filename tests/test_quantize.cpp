@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <tuple>
@@ -151,3 +152,10 @@ INSTANTIATE_TEST_SUITE_P(All, QuantizeGpu,
                          param_name);
 
 }  // namespace
+
+TEST(QuantizeValidation, GarbageEnumsAreNumbers) {
+  auto d = valid_desc();
+  int bad = 77;
+  std::memcpy(&d.x_type, &bad, sizeof bad);
+  expect_rejected(d, "x_type = 77");
+}

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 
@@ -59,6 +60,7 @@ const Case kCases[] = {
     {"AScaleModeCol", [](auto& d) { d.a_scale_mode = FP8KIT_SCALE_COL; }, "a_scale_mode"},
     {"BScaleModeRow", [](auto& d) { d.b_scale_mode = FP8KIT_SCALE_ROW; }, "b_scale_mode"},
     {"AScaleModeGarbage", [](auto& d) { d.a_scale_mode = static_cast<fp8kit_scale_mode>(42); }, "a_scale_mode = 42"},
+    {"BTypeNegative", [](auto& d) { int v = -3; std::memcpy(&d.b_type, &v, sizeof v); }, "b_type = -3"},
     {"AScaleNullForTensor", [](auto& d) { d.a_scale = nullptr; }, "a_scale is NULL"},
     {"BScaleGivenForNone", [](auto& d) { d.b_scale_mode = FP8KIT_SCALE_NONE; }, "b_scale is not NULL"},
     {"AScaleMisaligned", [](auto& d) { d.a_scale = reinterpret_cast<const float*>(fake(4) + 2); }, "a_scale = "},

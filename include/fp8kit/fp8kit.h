@@ -49,7 +49,8 @@ typedef enum fp8kit_status {
   FP8KIT_STATUS_INVALID_ARGUMENT = 1, /* bad input; message names the argument */
   FP8KIT_STATUS_UNSUPPORTED = 2,      /* device or combination this build cannot run */
   FP8KIT_STATUS_CUDA_ERROR = 3,       /* CUDA reported an error; message names the kernel */
-  FP8KIT_STATUS_INTERNAL_ERROR = 4
+  FP8KIT_STATUS_INTERNAL_ERROR = 4,
+  FP8KIT_STATUS_FORCE_INT32 = 0x7fffffff /* keeps every enum 32-bit in C and C++ */
 } fp8kit_status;
 
 typedef enum fp8kit_dtype {
@@ -57,7 +58,8 @@ typedef enum fp8kit_dtype {
   FP8KIT_DTYPE_E5M2 = 1,
   FP8KIT_DTYPE_BF16 = 2,
   FP8KIT_DTYPE_F16 = 3,
-  FP8KIT_DTYPE_F32 = 4
+  FP8KIT_DTYPE_F32 = 4,
+  FP8KIT_DTYPE_FORCE_INT32 = 0x7fffffff
 } fp8kit_dtype;
 
 typedef enum fp8kit_scale_mode {
@@ -65,7 +67,8 @@ typedef enum fp8kit_scale_mode {
   FP8KIT_SCALE_TENSOR = 1, /* one f32 */
   FP8KIT_SCALE_ROW = 2,    /* A only: [M] per token */
   FP8KIT_SCALE_COL = 3,    /* B only: [N] per channel */
-  FP8KIT_SCALE_BLOCK = 4   /* A: 1x128 groups, B: 128x128 blocks (see above) */
+  FP8KIT_SCALE_BLOCK = 4,  /* A: 1x128 groups, B: 128x128 blocks (see above) */
+  FP8KIT_SCALE_FORCE_INT32 = 0x7fffffff
 } fp8kit_scale_mode;
 
 /* The kernel families. AUTO lets the library pick the fastest valid one for
@@ -75,7 +78,8 @@ typedef enum fp8kit_path {
   FP8KIT_PATH_AUTO = 0,
   FP8KIT_PATH_SM90_WGMMA = 1, /* Hopper sm_90a: TMA + wgmma (native FP8) */
   FP8KIT_PATH_SM89_MMA = 2,   /* mma.sync m16n8k32 FP8: native on SM89/SM12x */
-  FP8KIT_PATH_SM75_HMMA = 3   /* FP8 -> f16 in registers, HMMA: SM75 and up */
+  FP8KIT_PATH_SM75_HMMA = 3,  /* FP8 -> f16 in registers, HMMA: SM75 and up */
+  FP8KIT_PATH_FORCE_INT32 = 0x7fffffff
 } fp8kit_path;
 
 typedef struct fp8kit_gemm_desc {
@@ -157,7 +161,8 @@ typedef enum fp8kit_tensor_cores {
   FP8KIT_TC_NATIVE = 1,   /* FP8 tensor-core instructions (QMMA, QGMMA) */
   FP8KIT_TC_EMULATED = 2, /* FP8 mma.sync lowered by ptxas to HMMA (SM90, SM10x, SM11x) */
   FP8KIT_TC_FALLBACK = 3, /* FP8 converted to f16 in registers, HMMA */
-  FP8KIT_TC_UNKNOWN = 4   /* JIT-compiled PTX on a GPU newer than this build */
+  FP8KIT_TC_UNKNOWN = 4,  /* JIT-compiled PTX on a GPU newer than this build */
+  FP8KIT_TC_FORCE_INT32 = 0x7fffffff
 } fp8kit_tensor_cores;
 
 typedef struct fp8kit_path_choice {

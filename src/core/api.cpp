@@ -11,6 +11,7 @@
 
 #include "arch/config.hpp"
 #include "core/device.hpp"
+#include "core/enums.hpp"
 #include "core/error.hpp"
 #include "fp8kit/fp8kit.h"
 #include "fp8kit_build_config.hpp"
@@ -24,9 +25,9 @@ constexpr int kKMultiple = 16;
 constexpr int kBaseAlign = 16;
 constexpr int kMaxDevices = 64;
 
-bool is_fp8(fp8kit_dtype t) { return t == FP8KIT_DTYPE_E4M3 || t == FP8KIT_DTYPE_E5M2; }
-bool is_wide(fp8kit_dtype t) { return t == FP8KIT_DTYPE_BF16 || t == FP8KIT_DTYPE_F16 || t == FP8KIT_DTYPE_F32; }
-int wide_bytes(fp8kit_dtype t) { return t == FP8KIT_DTYPE_F32 ? 4 : 2; }
+bool is_fp8(int t) { return t == FP8KIT_DTYPE_E4M3 || t == FP8KIT_DTYPE_E5M2; }
+bool is_wide(int t) { return t == FP8KIT_DTYPE_BF16 || t == FP8KIT_DTYPE_F16 || t == FP8KIT_DTYPE_F32; }
+int wide_bytes(int t) { return t == FP8KIT_DTYPE_F32 ? 4 : 2; }
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 bool aligned(const void* p, int bytes) { return reinterpret_cast<uintptr_t>(p) % bytes == 0; }
 
@@ -60,23 +61,23 @@ int64_t b_scale_count(fp8kit_scale_mode mode, int64_t n, int64_t k) {
   }
 }
 
-fp8kit_status check_scale_mode(const char* name, fp8kit_scale_mode mode, bool is_a) {
+fp8kit_status check_scale_mode(const char* name, int mode, bool is_a) {
   const bool known = mode == FP8KIT_SCALE_NONE || mode == FP8KIT_SCALE_TENSOR || mode == FP8KIT_SCALE_BLOCK ||
                      (is_a ? mode == FP8KIT_SCALE_ROW : mode == FP8KIT_SCALE_COL);
   if (!known)
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "%s_scale_mode = %d: must be NONE, TENSOR, %s or BLOCK", name,
-                static_cast<int>(mode), is_a ? "ROW" : "COL");
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "%s_scale_mode = %s: must be NONE, TENSOR, %s or BLOCK", name,
+                scale_mode_text(mode).c_str(), is_a ? "ROW" : "COL");
   return FP8KIT_STATUS_SUCCESS;
 }
 
-fp8kit_status check_scale(const char* name, fp8kit_scale_mode mode, const float* ptr, bool is_a) {
+fp8kit_status check_scale(const char* name, int mode, const float* ptr, bool is_a) {
   const fp8kit_status s = check_scale_mode(name, mode, is_a);
   if (s != FP8KIT_STATUS_SUCCESS) return s;
   if (mode == FP8KIT_SCALE_NONE && ptr)
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "%s_scale is not NULL but %s_scale_mode is NONE", name, name);
   if (mode != FP8KIT_SCALE_NONE && !ptr)
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "%s_scale is NULL but %s_scale_mode is %s", name, name,
-                fp8kit_scale_mode_name(mode));
+                scale_mode_text(mode).c_str());
   if (ptr && !aligned(ptr, sizeof(float)))
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "%s_scale = %p: must be 4-byte aligned", name,
                 static_cast<const void*>(ptr));
@@ -92,15 +93,17 @@ fp8kit_status validate(const fp8kit_gemm_desc* d, GemmParams* p) {
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "n = %" PRId64 ": must be in [1, 2^31 - 1]", d->n);
   if (d->k < kKMultiple || d->k > kMaxDim || d->k % kKMultiple != 0)
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "k = %" PRId64 ": must be a multiple of 16, at least 16", d->k);
-  if (!is_fp8(d->a_type))
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "a_type = %s: must be e4m3 or e5m2", fp8kit_dtype_name(d->a_type));
-  if (!is_fp8(d->b_type))
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "b_type = %s: must be e4m3 or e5m2", fp8kit_dtype_name(d->b_type));
-  if (!is_wide(d->d_type))
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "d_type = %s: must be bf16, f16 or f32", fp8kit_dtype_name(d->d_type));
-  if (d->bias && !is_wide(d->bias_type))
+  const int a_type = raw(d->a_type), b_type = raw(d->b_type), d_type = raw(d->d_type),
+            bias_type = raw(d->bias_type), a_mode = raw(d->a_scale_mode), b_mode = raw(d->b_scale_mode);
+  if (!is_fp8(a_type))
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "a_type = %s: must be e4m3 or e5m2", dtype_text(a_type).c_str());
+  if (!is_fp8(b_type))
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "b_type = %s: must be e4m3 or e5m2", dtype_text(b_type).c_str());
+  if (!is_wide(d_type))
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "d_type = %s: must be bf16, f16 or f32", dtype_text(d_type).c_str());
+  if (d->bias && !is_wide(bias_type))
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "bias_type = %s: must be bf16, f16 or f32",
-                fp8kit_dtype_name(d->bias_type));
+                dtype_text(bias_type).c_str());
   if (!d->a) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "a is NULL");
   if (!d->b) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "b is NULL");
   if (!d->d) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "d is NULL");
@@ -110,7 +113,7 @@ fp8kit_status validate(const fp8kit_gemm_desc* d, GemmParams* p) {
   if (d->ldb < d->k || d->ldb % kBaseAlign != 0)
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "ldb = %" PRId64 ": must be >= k (%" PRId64 ") and a multiple of 16",
                 d->ldb, d->k);
-  const int d_bytes = wide_bytes(d->d_type);
+  const int d_bytes = wide_bytes(d_type);
   if (d->ldd < d->n || (d->ldd * d_bytes) % kBaseAlign != 0)
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT,
                 "ldd = %" PRId64 ": must be >= n (%" PRId64 ") and ldd * %d bytes a multiple of 16", d->ldd, d->n,
@@ -118,17 +121,17 @@ fp8kit_status validate(const fp8kit_gemm_desc* d, GemmParams* p) {
   if (!aligned(d->a, kBaseAlign)) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "a = %p: must be 16-byte aligned", d->a);
   if (!aligned(d->b, kBaseAlign)) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "b = %p: must be 16-byte aligned", d->b);
   if (!aligned(d->d, kBaseAlign)) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "d = %p: must be 16-byte aligned", d->d);
-  fp8kit_status s = check_scale("a", d->a_scale_mode, d->a_scale, true);
+  fp8kit_status s = check_scale("a", a_mode, d->a_scale, true);
   if (s != FP8KIT_STATUS_SUCCESS) return s;
-  s = check_scale("b", d->b_scale_mode, d->b_scale, false);
+  s = check_scale("b", b_mode, d->b_scale, false);
   if (s != FP8KIT_STATUS_SUCCESS) return s;
-  if ((d->a_scale_mode == FP8KIT_SCALE_BLOCK) != (d->b_scale_mode == FP8KIT_SCALE_BLOCK))
+  if ((a_mode == FP8KIT_SCALE_BLOCK) != (b_mode == FP8KIT_SCALE_BLOCK))
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT,
                 "a_scale_mode = %s, b_scale_mode = %s: BLOCK scaling must be used on both operands or neither",
-                fp8kit_scale_mode_name(d->a_scale_mode), fp8kit_scale_mode_name(d->b_scale_mode));
-  if (d->bias && !aligned(d->bias, wide_bytes(d->bias_type)))
+                scale_mode_text(a_mode).c_str(), scale_mode_text(b_mode).c_str());
+  if (d->bias && !aligned(d->bias, wide_bytes(bias_type)))
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "bias = %p: must be %d-byte aligned", d->bias,
-                wide_bytes(d->bias_type));
+                wide_bytes(bias_type));
 
   // D must not overlap anything the kernel reads.
   const Span out = span_of("d", d->d, ((d->m - 1) * d->ldd + d->n) * d_bytes);
@@ -137,7 +140,7 @@ fp8kit_status validate(const fp8kit_gemm_desc* d, GemmParams* p) {
       span_of("b", d->b, (d->n - 1) * d->ldb + d->k),
       span_of("a_scale", d->a_scale, a_scale_count(d->a_scale_mode, d->m, d->k) * 4),
       span_of("b_scale", d->b_scale, b_scale_count(d->b_scale_mode, d->n, d->k) * 4),
-      span_of("bias", d->bias, d->bias ? d->n * wide_bytes(d->bias_type) : 0),
+      span_of("bias", d->bias, d->bias ? d->n * wide_bytes(bias_type) : 0),
   };
   for (const Span& in : inputs)
     if (in.hi > in.lo && overlaps(out, in))
@@ -233,12 +236,17 @@ fp8kit_status choose(const GemmParams& p, const DeviceInfo& dev, fp8kit_path wan
               dev.name, cap_major(dev.cap), cap_minor(dev.cap), why.empty() ? "" : ": ", why.c_str(), build::kTargets);
 }
 
-fp8kit_path path_from_env(fp8kit_path fallback) {
+// FP8KIT_PATH, if set: false when it names no path.
+bool path_from_env(fp8kit_path* out) {
   const char* v = std::getenv("FP8KIT_PATH");
-  if (!v || !*v) return fallback;
-  for (fp8kit_path p : {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA, FP8KIT_PATH_SM89_MMA, FP8KIT_PATH_SM75_HMMA})
-    if (std::strcmp(v, fp8kit_path_name(p)) == 0) return p;
-  return static_cast<fp8kit_path>(-1);  // rejected with a message by the caller
+  if (!v || !*v) return true;
+  for (fp8kit_path p : {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA, FP8KIT_PATH_SM89_MMA, FP8KIT_PATH_SM75_HMMA}) {
+    if (std::strcmp(v, fp8kit_path_name(p)) == 0) {
+      *out = p;
+      return true;
+    }
+  }
+  return false;
 }
 
 fp8kit_status resolve_options(const fp8kit_gemm_options* in, fp8kit_gemm_options* out) {
@@ -247,16 +255,17 @@ fp8kit_status resolve_options(const fp8kit_gemm_options* in, fp8kit_gemm_options
   } else {
     fp8kit_gemm_options_init(out);
   }
-  if (out->path == static_cast<fp8kit_path>(-1))
+  fp8kit_path from_env = FP8KIT_PATH_AUTO;
+  if (!path_from_env(&from_env))
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "FP8KIT_PATH = '%s': must be auto, sm90_wgmma, sm89_mma or sm75_hmma",
                 std::getenv("FP8KIT_PATH"));
-  switch (out->path) {
+  switch (raw(out->path)) {
     case FP8KIT_PATH_AUTO:
     case FP8KIT_PATH_SM90_WGMMA:
     case FP8KIT_PATH_SM89_MMA:
     case FP8KIT_PATH_SM75_HMMA: break;
     default:
-      return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "options->path = %d: not a fp8kit_path", static_cast<int>(out->path));
+      return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "options->path = %d: not a fp8kit_path", raw(out->path));
   }
   if (out->workspace_size && !out->workspace)
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "options->workspace is NULL but workspace_size is %zu",
@@ -333,10 +342,10 @@ fp8kit_status choose_offline(int major, int minor, fp8kit_scale_mode a_mode, fp8
   if (!choice) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "choice is NULL");
   if (major < 0 || minor < 0 || minor > 9)
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "capability %d.%d: not a compute capability", major, minor);
-  fp8kit_status s = check_scale_mode("a", a_mode, true);
-  if (s == FP8KIT_STATUS_SUCCESS) s = check_scale_mode("b", b_mode, false);
+  fp8kit_status s = check_scale_mode("a", raw(a_mode), true);
+  if (s == FP8KIT_STATUS_SUCCESS) s = check_scale_mode("b", raw(b_mode), false);
   if (s != FP8KIT_STATUS_SUCCESS) return s;
-  if ((a_mode == FP8KIT_SCALE_BLOCK) != (b_mode == FP8KIT_SCALE_BLOCK))
+  if ((raw(a_mode) == FP8KIT_SCALE_BLOCK) != (raw(b_mode) == FP8KIT_SCALE_BLOCK))
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "BLOCK scaling must be used on both operands or neither");
   const int cap = arch::capability(major, minor);
   const arch::Family* fam = arch::family_of(cap);
@@ -434,6 +443,28 @@ fp8kit_status current_device(const DeviceInfo** out) {
   return FP8KIT_STATUS_SUCCESS;
 }
 
+std::string dtype_text(int v) {
+  switch (v) {
+    case FP8KIT_DTYPE_E4M3:
+    case FP8KIT_DTYPE_E5M2:
+    case FP8KIT_DTYPE_BF16:
+    case FP8KIT_DTYPE_F16:
+    case FP8KIT_DTYPE_F32: return fp8kit_dtype_name(static_cast<fp8kit_dtype>(v));
+    default: return std::to_string(v);
+  }
+}
+
+std::string scale_mode_text(int v) {
+  switch (v) {
+    case FP8KIT_SCALE_NONE:
+    case FP8KIT_SCALE_TENSOR:
+    case FP8KIT_SCALE_ROW:
+    case FP8KIT_SCALE_COL:
+    case FP8KIT_SCALE_BLOCK: return fp8kit_scale_mode_name(static_cast<fp8kit_scale_mode>(v));
+    default: return std::to_string(v);
+  }
+}
+
 }  // namespace fp8kit
 
 extern "C" {
@@ -441,7 +472,8 @@ extern "C" {
 void fp8kit_gemm_options_init(fp8kit_gemm_options* options) {
   if (!options) return;
   *options = fp8kit_gemm_options{};
-  options->path = fp8kit::path_from_env(FP8KIT_PATH_AUTO);
+  // An unparsable FP8KIT_PATH leaves AUTO here; fp8kit_gemm then refuses it.
+  fp8kit::path_from_env(&options->path);
   const char* checked = std::getenv("FP8KIT_CHECKED");
   options->checked = checked && std::strcmp(checked, "1") == 0;
 }
@@ -500,7 +532,7 @@ fp8kit_status fp8kit_choose_path(int major, int minor, fp8kit_scale_mode a_mode,
 const char* fp8kit_build_targets(void) { return fp8kit::build::kTargets; }
 
 const char* fp8kit_status_name(fp8kit_status s) {
-  switch (s) {
+  switch (fp8kit::raw(s)) {
     case FP8KIT_STATUS_SUCCESS: return "success";
     case FP8KIT_STATUS_INVALID_ARGUMENT: return "invalid_argument";
     case FP8KIT_STATUS_UNSUPPORTED: return "unsupported";
@@ -511,7 +543,7 @@ const char* fp8kit_status_name(fp8kit_status s) {
 }
 
 const char* fp8kit_dtype_name(fp8kit_dtype t) {
-  switch (t) {
+  switch (fp8kit::raw(t)) {
     case FP8KIT_DTYPE_E4M3: return "e4m3";
     case FP8KIT_DTYPE_E5M2: return "e5m2";
     case FP8KIT_DTYPE_BF16: return "bf16";
@@ -522,7 +554,7 @@ const char* fp8kit_dtype_name(fp8kit_dtype t) {
 }
 
 const char* fp8kit_scale_mode_name(fp8kit_scale_mode m) {
-  switch (m) {
+  switch (fp8kit::raw(m)) {
     case FP8KIT_SCALE_NONE: return "none";
     case FP8KIT_SCALE_TENSOR: return "tensor";
     case FP8KIT_SCALE_ROW: return "row";
@@ -533,7 +565,7 @@ const char* fp8kit_scale_mode_name(fp8kit_scale_mode m) {
 }
 
 const char* fp8kit_path_name(fp8kit_path p) {
-  switch (p) {
+  switch (fp8kit::raw(p)) {
     case FP8KIT_PATH_AUTO: return "auto";
     case FP8KIT_PATH_SM90_WGMMA: return "sm90_wgmma";
     case FP8KIT_PATH_SM89_MMA: return "sm89_mma";

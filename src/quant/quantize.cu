@@ -10,6 +10,7 @@
 #include <cinttypes>
 
 #include "core/device.hpp"
+#include "core/enums.hpp"
 #include "core/error.hpp"
 #include "quant/quantize.cuh"
 
@@ -53,17 +54,17 @@ fp8kit_status validate(const fp8kit_quantize_desc* d) {
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "m = %" PRId64 ": must be in [1, 2^31 - 1]", d->m);
   if (d->k < kKMultiple || d->k > INT32_MAX || d->k % kKMultiple)
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "k = %" PRId64 ": must be a multiple of 16, at least 16", d->k);
-  if (d->x_type != FP8KIT_DTYPE_BF16 && d->x_type != FP8KIT_DTYPE_F16 && d->x_type != FP8KIT_DTYPE_F32)
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "x_type = %s: must be bf16, f16 or f32", fp8kit_dtype_name(d->x_type));
-  if (d->q_type != FP8KIT_DTYPE_E4M3 && d->q_type != FP8KIT_DTYPE_E5M2)
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "q_type = %s: must be e4m3 or e5m2", fp8kit_dtype_name(d->q_type));
-  if (d->mode != FP8KIT_SCALE_TENSOR && d->mode != FP8KIT_SCALE_ROW && d->mode != FP8KIT_SCALE_BLOCK)
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "mode = %s: must be TENSOR, ROW or BLOCK",
-                fp8kit_scale_mode_name(d->mode));
+  const int x_type = raw(d->x_type), q_type = raw(d->q_type), mode = raw(d->mode);
+  if (x_type != FP8KIT_DTYPE_BF16 && x_type != FP8KIT_DTYPE_F16 && x_type != FP8KIT_DTYPE_F32)
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "x_type = %s: must be bf16, f16 or f32", dtype_text(x_type).c_str());
+  if (q_type != FP8KIT_DTYPE_E4M3 && q_type != FP8KIT_DTYPE_E5M2)
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "q_type = %s: must be e4m3 or e5m2", dtype_text(q_type).c_str());
+  if (mode != FP8KIT_SCALE_TENSOR && mode != FP8KIT_SCALE_ROW && mode != FP8KIT_SCALE_BLOCK)
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "mode = %s: must be TENSOR, ROW or BLOCK", scale_mode_text(mode).c_str());
   if (!d->x) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "x is NULL");
   if (!d->q) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "q is NULL");
   if (!d->scale) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "scale is NULL");
-  const int xb = d->x_type == FP8KIT_DTYPE_F32 ? 4 : 2;
+  const int xb = x_type == FP8KIT_DTYPE_F32 ? 4 : 2;
   if (d->ldx < d->k || (d->ldx * xb) % kAlign)
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "ldx = %" PRId64 ": must be >= k and ldx * %d bytes a multiple of 16",
                 d->ldx, xb);

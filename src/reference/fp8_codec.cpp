@@ -131,8 +131,8 @@ int dtype_bytes(fp8kit_dtype type) {
     case FP8KIT_DTYPE_BF16:
     case FP8KIT_DTYPE_F16: return 2;
     case FP8KIT_DTYPE_F32: return 4;
+    default: return 0;
   }
-  return 0;
 }
 
 double load_element(fp8kit_dtype type, const void* base, int64_t index) {
@@ -142,8 +142,8 @@ double load_element(fp8kit_dtype type, const void* base, int64_t index) {
     case FP8KIT_DTYPE_F32: return static_cast<const float*>(base)[index];
     case FP8KIT_DTYPE_E4M3:
     case FP8KIT_DTYPE_E5M2: return decode_fp8(type, static_cast<const uint8_t*>(base)[index]);
+    default: return std::numeric_limits<double>::quiet_NaN();
   }
-  return std::numeric_limits<double>::quiet_NaN();
 }
 
 void store_element(fp8kit_dtype type, void* base, int64_t index, double value) {
@@ -153,6 +153,7 @@ void store_element(fp8kit_dtype type, void* base, int64_t index, double value) {
     case FP8KIT_DTYPE_F32: static_cast<float*>(base)[index] = static_cast<float>(value); break;
     case FP8KIT_DTYPE_E4M3:
     case FP8KIT_DTYPE_E5M2: static_cast<uint8_t*>(base)[index] = encode_fp8(type, value, true); break;
+    default: break;
   }
 }
 
