@@ -28,7 +28,6 @@ constexpr int kMaxDevices = 64;
 bool is_fp8(int t) { return t == FP8KIT_DTYPE_E4M3 || t == FP8KIT_DTYPE_E5M2; }
 bool is_wide(int t) { return t == FP8KIT_DTYPE_BF16 || t == FP8KIT_DTYPE_F16 || t == FP8KIT_DTYPE_F32; }
 int wide_bytes(int t) { return t == FP8KIT_DTYPE_F32 ? 4 : 2; }
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 bool aligned(const void* p, int bytes) { return reinterpret_cast<uintptr_t>(p) % bytes == 0; }
 
 struct Span {
@@ -42,24 +41,6 @@ Span span_of(const char* name, const void* p, int64_t bytes) {
 }
 
 bool overlaps(const Span& a, const Span& b) { return a.lo < b.hi && b.lo < a.hi; }
-
-int64_t a_scale_count(fp8kit_scale_mode mode, int64_t m, int64_t k) {
-  switch (mode) {
-    case FP8KIT_SCALE_TENSOR: return 1;
-    case FP8KIT_SCALE_ROW: return m;
-    case FP8KIT_SCALE_BLOCK: return ceil_div(k, kScaleBlock) * m;
-    default: return 0;
-  }
-}
-
-int64_t b_scale_count(fp8kit_scale_mode mode, int64_t n, int64_t k) {
-  switch (mode) {
-    case FP8KIT_SCALE_TENSOR: return 1;
-    case FP8KIT_SCALE_COL: return n;
-    case FP8KIT_SCALE_BLOCK: return ceil_div(n, kScaleBlock) * ceil_div(k, kScaleBlock);
-    default: return 0;
-  }
-}
 
 fp8kit_status check_scale_mode(const char* name, int mode, bool is_a) {
   const bool known = mode == FP8KIT_SCALE_NONE || mode == FP8KIT_SCALE_TENSOR || mode == FP8KIT_SCALE_BLOCK ||

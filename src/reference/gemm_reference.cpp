@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gemm/gemm_params.hpp"
 #include "reference/fp8_codec.hpp"
 
 namespace fp8kit::ref {
 namespace {
 
-constexpr int64_t kBlock = 128;
+constexpr int64_t kBlock = kScaleBlock;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 double a_scale_at(const HostGemm& g, int64_t m, int64_t kb) {
   switch (g.a_scale_mode) {
@@ -64,22 +64,7 @@ std::vector<double> reference_gemm(const HostGemm& g) {
   return d;
 }
 
-int64_t a_scale_count(fp8kit_scale_mode mode, int64_t m, int64_t k) {
-  switch (mode) {
-    case FP8KIT_SCALE_TENSOR: return 1;
-    case FP8KIT_SCALE_ROW: return m;
-    case FP8KIT_SCALE_BLOCK: return ceil_div(k, kBlock) * m;
-    default: return 0;
-  }
-}
-
-int64_t b_scale_count(fp8kit_scale_mode mode, int64_t n, int64_t k) {
-  switch (mode) {
-    case FP8KIT_SCALE_TENSOR: return 1;
-    case FP8KIT_SCALE_COL: return n;
-    case FP8KIT_SCALE_BLOCK: return ceil_div(n, kBlock) * ceil_div(k, kBlock);
-    default: return 0;
-  }
-}
+int64_t a_scale_count(fp8kit_scale_mode mode, int64_t m, int64_t k) { return fp8kit::a_scale_count(mode, m, k); }
+int64_t b_scale_count(fp8kit_scale_mode mode, int64_t n, int64_t k) { return fp8kit::b_scale_count(mode, n, k); }
 
 }  // namespace fp8kit::ref
