@@ -88,6 +88,39 @@ INSTANTIATE_TEST_SUITE_P(All, GemmModes,
                                             ::testing::Range(0, 3)),
                          mode_name);
 
+// ---- Every mode x output on a shape the Hopper path runs with its wide tile ---
+// On a 132-SM H200, 1000 x 2104 is 136 tiles of 128 x 128 (two waves) or 68
+// of 256 x 128 (one): the host picks 256 x 128, whose consumers hold two m64
+// sub-tiles each. The input pairing and the bias type rotate.
+
+using WideParam = std::tuple<fp8kit_path, int /*mode*/, int /*out*/>;
+class GemmWideModes : public ::testing::TestWithParam<WideParam> {};
+
+TEST_P(GemmWideModes, MatchesReference) {
+  const auto [path, mi, oi] = GetParam();
+  GemmCase c{1000, 2104, 272};  // N * 2 bytes a multiple of 16: D rows stay aligned unpadded
+  c.a_mode = kModes[mi].a;
+  c.b_mode = kModes[mi].b;
+  const int pi = (mi + oi) % 4;
+  c.a_type = kPairs[pi].first;
+  c.b_type = kPairs[pi].second;
+  c.d_type = kOuts[oi];
+  const int bias_pick = (mi + 2 * oi) % 4;
+  c.bias = bias_pick != 0;
+  c.bias_type = bias_pick == 1 ? FP8KIT_DTYPE_BF16 : bias_pick == 2 ? FP8KIT_DTYPE_F16 : FP8KIT_DTYPE_F32;
+  expect_correct(c, path);
+}
+
+std::string wide_name(const ::testing::TestParamInfo<WideParam>& info) {
+  const auto [path, mi, oi] = info.param;
+  return path_label(path) + "_" + kModes[mi].name + "_" + fp8kit_dtype_name(kOuts[oi]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Wide, GemmWideModes,
+                         ::testing::Combine(::testing::Values(FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA),
+                                            ::testing::Range(0, 6), ::testing::Range(0, 3)),
+                         wide_name);
+
 // ---- Ragged and edge shapes, three representative configurations -----------
 
 struct Shape {
@@ -97,7 +130,7 @@ struct Shape {
 const Shape kShapes[] = {
     {1, 129, 16, 0, 0, 0},      {17, 2112, 7168, 0, 0, 0}, {333, 1000, 528, 0, 0, 0}, {4095, 4097, 4096, 0, 0, 0},
     {1, 1, 16, 0, 0, 8},        {2, 3, 32, 16, 32, 5},     {128, 128, 128, 0, 0, 0},  {129, 257, 144, 48, 16, 7},
-    {64, 4096, 4096, 0, 0, 0},  {1000, 24, 1040, 0, 0, 0},
+    {64, 4096, 4096, 0, 0, 0},  {1000, 24, 1040, 0, 0, 0}, {1000, 2100, 144, 0, 0, 0}, {1000, 2100, 144, 16, 0, 9},
 };
 
 using ShapeParam = std::tuple<fp8kit_path, int /*shape*/, int /*config*/>;
@@ -135,7 +168,7 @@ std::string shape_name(const ::testing::TestParamInfo<ShapeParam>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ragged, GemmShapes,
-                         ::testing::Combine(::testing::ValuesIn(kPaths), ::testing::Range(0, 10), ::testing::Range(0, 3)),
+                         ::testing::Combine(::testing::ValuesIn(kPaths), ::testing::Range(0, 12), ::testing::Range(0, 3)),
                          shape_name);
 
 // ---- Refusals that need a real device ---------------------------------------

@@ -26,9 +26,9 @@ using sm90::Tile;
 using KernelFn = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, sm90::Sm90Args);
 
 constexpr fp8kit_dtype E4 = FP8KIT_DTYPE_E4M3, E5 = FP8KIT_DTYPE_E5M2;
-constexpr int kTiles = 4;
+constexpr int kTiles = 6;
 // Largest coordinate a tile may start at: rows and columns stay int-safe.
-constexpr int64_t kMaxExtent = INT_MAX - 2 * sm90::kBlockM;
+constexpr int64_t kMaxExtent = INT_MAX - 2 * sm90::kMaxBlockM;
 constexpr unsigned kTensorMapVersion = 12000;  // cuTensorMapEncodeTiled ABI (CUDA 12.0)
 constexpr int kTensorRank = 2;
 
@@ -56,7 +56,10 @@ const Kernel kKernels[kTiles][2][2] = {
     FP8KIT_SM90_ENTRIES(Tile::kLargeBlock, "128x128,block"),
     FP8KIT_SM90_ENTRIES(Tile::kSmall, "128x64,swap"),
     FP8KIT_SM90_ENTRIES(Tile::kSmallBlock, "128x64,swap,block"),
+    FP8KIT_SM90_ENTRIES(Tile::kWide, "256x128"),
+    FP8KIT_SM90_ENTRIES(Tile::kWideBlock, "256x128,block"),
 };
+static_assert(static_cast<int>(Tile::kWideBlock) + 1 == kTiles, "one row of kKernels per tile");
 #undef FP8KIT_SM90_ENTRIES
 
 // Devices (bit per ordinal) on which a kernel's dynamic shared-memory limit
@@ -166,10 +169,12 @@ size_t workspace_size(const GemmParams& p, const DeviceInfo& dev) {
   return sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, SIZE_MAX).workspace_bytes();
 }
 
-cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
-                   const char** kernel_name) {
-  const size_t avail = env.workspace ? env.workspace_size : 0;
-  const sm90::Plan pl = sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, avail);
+}  // namespace
+
+namespace sm90 {
+
+cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
+                        const Plan& pl, const char** kernel_name) {
   // Kernel rows X and kernel columns Y (see sm90_fp8_gemm.cuh).
   const uint8_t* x = pl.swap ? p.b : p.a;
   const uint8_t* y = pl.swap ? p.a : p.b;
@@ -183,7 +188,7 @@ cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv& 
   if (kernel_name) *kernel_name = kern.name;
 
   CUtensorMap map_x{}, map_y{}, map_d{};
-  if (!encode(&map_x, x, rows_x, p.k, ldx, sm90::kBlockM) || !encode(&map_y, y, rows_y, p.k, ldy, pl.block_n) ||
+  if (!encode(&map_x, x, rows_x, p.k, ldx, pl.block_m) || !encode(&map_y, y, rows_y, p.k, ldy, pl.block_n) ||
       !encode_d(&map_d, p))
     return cudaErrorInvalidValue;
 
@@ -220,6 +225,17 @@ cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv& 
   void* kargs[] = {&map_x, &map_y, &map_d, &args};
   return cudaLaunchKernel(reinterpret_cast<const void*>(kern.fn), dim3(pl.grid), dim3(sm90::kThreads), kargs,
                           static_cast<size_t>(kern.smem), stream);
+}
+
+}  // namespace sm90
+
+namespace {
+
+cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
+                   const char** kernel_name) {
+  const size_t avail = env.workspace ? env.workspace_size : 0;
+  return sm90::launch_plan(p, dev, env, stream, sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, avail),
+                           kernel_name);
 }
 
 const void* probe() { return reinterpret_cast<const void*>(kKernels[0][0][0].fn); }

@@ -10,8 +10,8 @@
 // Swapping lets N fill the 64-row wgmma M side when M is small (decode).
 //
 // Thread block: 3 warpgroups. Warpgroup 0 is the producer (one thread issues
-// TMA); warpgroups 1 and 2 are consumers, each owning 64 rows of the
-// 128-row tile (wgmma m64) and all BN columns.
+// TMA); warpgroups 1 and 2 are consumers, each owning half of the tile's
+// kernel rows (one or two wgmma m64 sub-tiles) and all BN columns.
 //
 // Block scales (1x128 on A, 128x128 on B): each 128-deep K block's wgmma sum
 // is promoted into an f32 master accumulator with the two scales of that K
@@ -34,7 +34,6 @@
 namespace fp8kit::sm90 {
 
 // ---- Pipeline shape (compile time) -------------------------------------------
-constexpr int kBlockM = 128;           // kernel rows per tile: 2 consumer warpgroups x wgmma m64
 constexpr int kBlockK = 128;           // K per stage: one 128-byte swizzle row of FP8
 constexpr int kWgmmaM = 64;
 constexpr int kWgmmaK = 32;            // FP8 wgmma K
@@ -44,45 +43,76 @@ constexpr int kConsumers = 2;
 constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
 constexpr int kConsumerWarps = kConsumers * kWarpgroupThreads / 32;
 constexpr int kProducerRegs = 40;      // setmaxnreg: producer gives registers away
+constexpr int kScaleWarp = 1;          // block tiles: the producer warpgroup's warp that loads the scales
+constexpr int kScaleWarpLanes = 32;
 constexpr int kConsumerRegs = 232;     // (65536 - 128 * 40) / 256, rounded down to 8
 constexpr int kSwizzleAtomBytes = 1024;  // 8 rows x 128 B: the 128B swizzle period
 constexpr int kSmemBytesMax = 232448;    // sm_90 opt-in dynamic shared memory per block
 constexpr int kSmemReserve = 2048;       // barriers, split-K flags, alignment slack
-constexpr int kOutBoxRows = 64;          // rows of a D store box (both tiles' D sub-tiles are 64 rows)
+constexpr int kOutBoxRows = 64;          // rows of a D store box (every tile's D sub-tiles are 64 rows)
 constexpr int kOutChunkBytes = 128;      // bytes of a D store box row: one 128B swizzle row
+constexpr int kMaxBlockM = 256;          // the largest tile's kernel rows (TMA boxes hold at most 256)
 
-// Tile configurations. BN is the wgmma N (kernel columns per tile).
-//   kLarge:      normal,  BN 128, per-tensor / row / col scales
-//   kLargeBlock: normal,  BN 128, block scales (master + partial accumulators)
-//   kSmall:      swapped, BN 64,  M <= 64 (decode), any non-block scales
-//   kSmallBlock: swapped, BN 64,  block scales
-enum class Tile { kLarge, kLargeBlock, kSmall, kSmallBlock };
+// Tile configurations. BM x BN kernel rows x columns; BN is the wgmma N.
+//   kLarge:      normal,  128 x 128, per-tensor / row / col scales
+//   kLargeBlock: normal,  128 x 128, block scales (master + partial accumulators)
+//   kWide:       normal,  256 x 128, per-tensor / row / col scales
+//   kWideBlock:  normal,  256 x 128, block scales
+//   kSmall:      swapped, 128 x 64,  M <= 64 (decode), any non-block scales
+//   kSmallBlock: swapped, 128 x 64,  block scales
+// The wide tiles read 48 KB of X and Y per 8.4 MFLOP against the 128 x 128
+// tiles' 32 KB per 4.2 MFLOP: a quarter less L2 traffic per FLOP, for a
+// coarser grid (the host picks them only where the waves come out even).
+enum class Tile { kLarge, kLargeBlock, kSmall, kSmallBlock, kWide, kWideBlock };
 
 template <Tile T>
 struct TileTraits {
   static constexpr bool kSwap = (T == Tile::kSmall || T == Tile::kSmallBlock);
-  static constexpr bool kBlock = (T == Tile::kLargeBlock || T == Tile::kSmallBlock);
-  // 128 for the large tiles: the m64 x BN f32 accumulators (wgmma's, two of
-  // them in the non-block tiles, and the promoted master) must fit the
-  // consumers' 232 registers.
+  static constexpr bool kBlock = (T == Tile::kLargeBlock || T == Tile::kSmallBlock || T == Tile::kWideBlock);
+  static constexpr bool kWideTile = (T == Tile::kWide || T == Tile::kWideBlock);
+  static constexpr int kBlockM = kWideTile ? 256 : 128;
+  // m64 sub-tiles per consumer warpgroup: 1, or 2 in the wide tiles.
+  static constexpr int kSubTiles = kBlockM / (kConsumers * kWgmmaM);
+  // 128 for the normal tiles: the m64 x BN f32 accumulators must fit the
+  // consumers' 232 registers (two wgmma accumulators and the master at
+  // 128 x 128; one accumulator and two masters in the wide tiles).
   static constexpr int kBlockN = kSwap ? 64 : 128;
   static constexpr int kBytesX = kBlockM * kBlockK;  // sX stage: (BLK_M, BLK_K) fp8
   static constexpr int kBytesY = kBlockN * kBlockK;  // sY stage: (BLK_N, BLK_K) fp8
   static constexpr int kStageBytes = kBytesX + kBytesY;
-  // Epilogue staging, per consumer warpgroup: its D sub-tile of kOutRows x
-  // kOutCols (normal: 64 m x BN n; swapped: BN m x 64 n), at most f32, as
-  // 128-byte-wide column chunks, 128B-swizzled, for TMA stores.
+  // Epilogue staging, per consumer warpgroup: one D sub-tile of kOutRows x
+  // kOutCols (normal: 64 m x BN n; swapped: BN m x 64 n) of a 16-bit type, as
+  // 128-byte-wide column chunks, 128B-swizzled, for TMA stores. An f32
+  // sub-tile goes out in two passes, and the wide tiles' two sub-tiles one
+  // after the other: sized for f32, it would cost a pipeline stage.
   static constexpr int kOutRows = kSwap ? kBlockN : kWgmmaM;
   static constexpr int kOutCols = kSwap ? kWgmmaM : kBlockN;
-  static constexpr int kStagingBytes = kOutRows * kOutCols * static_cast<int>(sizeof(float));
-  static constexpr int kStages = (kSmemBytesMax - kSmemReserve - kConsumers * kStagingBytes) / kStageBytes;
-  static constexpr int kSmemBytes = kStages * kStageBytes + kConsumers * kStagingBytes + kSmemReserve;
+  static constexpr int kStagingBytes = kOutRows * kOutCols * 2;
+  static constexpr int kFixedBytes = kConsumers * kStagingBytes + kSmemReserve;
+  // Block tiles: each stage also carries its K block's scales (sS: the
+  // kernel rows' then the kernel columns', f32), loaded by the producer's
+  // scale warp. Normal: BM A scales + 1 B scale; swapped: 1 B scale + BN A
+  // scales. Rounded to 16 bytes.
+  static constexpr int kRowScales = kSwap ? 1 : kBlockM;
+  static constexpr int kColScales = kSwap ? kBlockN : 1;
+  static constexpr int kColScaleOffset = kSwap ? 4 : kBlockM;  // 16-byte aligned: read as float2
+  static constexpr int kScaleSlotBytes = kBlock ? (kColScaleOffset + kColScales + 3) / 4 * 16 : 0;
+  static constexpr int kStages = (kSmemBytesMax - kFixedBytes) / (kStageBytes + kScaleSlotBytes);
+  static constexpr int kSmemBytes = kStages * (kStageBytes + kScaleSlotBytes) + kFixedBytes;
   static constexpr int kAccRegs = kBlockN / 2;  // f32 per thread for m64 x BN
   // Two wgmma accumulators (K block i+1 runs while block i is promoted) plus
-  // the master: 3 x 64 registers at BN 128, which leaves no room for the block
-  // scales' registers under the consumers' 232 (ptxas spills): block tiles
-  // keep one accumulator and wait for each block before promoting it.
-  static constexpr bool kDoubleAcc = !kBlock;
+  // the master: 3 x 64 registers at BN 128, which fits the consumers' 232
+  // now that block scales come from shared memory (v5-v7 kept them in
+  // registers, and block tiles had to keep one accumulator). The wide tiles
+  // keep one (two masters): their consumers' two sub-tiles alternate, and the
+  // other consumer's wgmma fills the tensor pipe during a promotion.
+  static constexpr bool kDoubleAcc = kSubTiles == 1;
+  static_assert(kBlockM <= kMaxBlockM, "a TMA box holds at most 256 rows");
+  // NOTE: the wide block tile gets 3 stages (its scale slots cost the
+  // fourth); measured on the H200, 3 and 4 stages run the wide tiles at the
+  // same speed (docs/perf.md, v8).
+  static_assert(kStages >= 3, "fewer than three stages cannot hide the TMA latency");
+  static_assert(2 * kBlockN * sizeof(float) <= kStagingBytes, "the column factors pass through the staging buffer");
 };
 
 // Everything the kernel needs besides the two tensor maps (kernel parameter
@@ -104,7 +134,7 @@ struct Sm90Args {
   const float* b_scale;
   const void* bias;         // nullptr: none
   fp8kit_dtype bias_type;
-  float* partials;          // split-K: [num_units][kBlockM * kBlockN] f32 (unused if splits == 1)
+  float* partials;          // split-K: [num_units][BLK_M * BLK_N] f32 (unused if splits == 1)
   unsigned* counters;       // split-K: [tiles * kConsumers] arrival counts, zero at launch
 };
 
@@ -273,16 +303,26 @@ __device__ __forceinline__ float vector_scale(fp8kit_scale_mode mode, const floa
   return 1.0f;
 }
 
-__device__ __forceinline__ float load_bias(const void* bias, fp8kit_dtype type, int n) {
-  if (bias == nullptr) return 0.0f;
-  if (type == FP8KIT_DTYPE_BF16) return __bfloat162float(static_cast<const __nv_bfloat16*>(bias)[n]);
-  if (type == FP8KIT_DTYPE_F16) return __half2float(static_cast<const __half*>(bias)[n]);
-  return __ldg(static_cast<const float*>(bias) + n);
+// A bias element as loaded: its raw bits (bf16 / f16 in the low half), turned
+// into a float only where it is used. NOTE: a conversion right after a load
+// waits for the load there; kept raw, a load issued when a unit starts flies
+// during the unit's K loop.
+__device__ __forceinline__ uint32_t load_bias_bits(const void* bias, fp8kit_dtype type, int n) {
+  if (bias == nullptr) return 0u;  // zero bits are 0.0 in every bias type
+  if (type == FP8KIT_DTYPE_F32) return __float_as_uint(__ldg(static_cast<const float*>(bias) + n));
+  return __ldg(static_cast<const unsigned short*>(bias) + n);
+}
+
+__device__ __forceinline__ float bias_value(uint32_t bits, fp8kit_dtype type) {
+  if (type == FP8KIT_DTYPE_BF16) return __uint_as_float(bits << 16);
+  if (type == FP8KIT_DTYPE_F16) return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
+  return __uint_as_float(bits);
 }
 
 // Fragment geometry of an m64 x BN f32 accumulator (wgmma D layout): thread t
 // of a consumer warpgroup holds rows warp*16 + lane/4 + 8h (h = 0, 1) and
 // columns 8j + 2*(lane%4) + e (e = 0, 1) for j < BN/8, at register 4j + 2h + e.
+// A wide tile's second sub-tile holds the same rows + 64.
 template <int kBlockN>
 struct Fragment {
   int row0;  // kernel row of h = 0 (h = 1 is row0 + 8)
@@ -308,54 +348,195 @@ struct alignas(2 * sizeof(OutT)) Pair {
   OutT lo, hi;
 };
 
-// Writes this thread's converted fragment into the warpgroup's staging
-// buffer: D sub-tile (kOutRows, kOutCols) of OutT as chunks of
-// (kOutRows, 128 B), each 128B-swizzled.
+// Staging geometry for output type OutT: D sub-tile (kOutRows, kOutCols) as
+// 128-byte column chunks of (kOutRows, 128 B). The staging buffer holds a
+// 16-bit sub-tile, so an f32 one goes out in two passes of half the chunks.
 template <Tile T, typename OutT>
-__device__ __forceinline__ void stage_out(const float (&v)[TileTraits<T>::kAccRegs], uint8_t* staging, int thread) {
+struct StoreShape {
   using Cfg = TileTraits<T>;
-  constexpr int kChunkCols = kOutChunkBytes / static_cast<int>(sizeof(OutT));
-  constexpr int kChunkBytes = Cfg::kOutRows * kOutChunkBytes;
+  static constexpr int kChunkCols = kOutChunkBytes / static_cast<int>(sizeof(OutT));
+  static constexpr int kChunkBytes = Cfg::kOutRows * kOutChunkBytes;
+  static constexpr int kChunks = Cfg::kOutCols / kChunkCols;
+  static constexpr int kChunksPerPass = Cfg::kStagingBytes / kChunkBytes;
+  static constexpr int kPasses = kChunks / kChunksPerPass;
+  static constexpr int kPassCols = kChunksPerPass * kChunkCols;
+  static_assert(kChunks % kChunksPerPass == 0, "passes hold whole chunks");
+};
+
+// Writes the chunks of pass `pass` of this thread's converted fragment into
+// the warpgroup's staging buffer, 128B-swizzled.
+template <Tile T, typename OutT>
+__device__ __forceinline__ void stage_out(const float (&v)[TileTraits<T>::kAccRegs], uint8_t* staging, int thread,
+                                          int pass) {
+  using Cfg = TileTraits<T>;
+  using S = StoreShape<T, OutT>;
   const int warp = thread / 32, lane = thread % 32;
 #pragma unroll
   for (int j = 0; j < Cfg::kBlockN / 8; ++j)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int x = warp * 16 + lane / 4 + 8 * h;  // kernel row within the warpgroup's 64
+      const int x = warp * 16 + lane / 4 + 8 * h;  // kernel row within the sub-tile's 64
       const int y = 8 * j + 2 * (lane % 4);        // kernel column within the tile (e = 0)
       const float v0 = v[4 * j + 2 * h], v1 = v[4 * j + 2 * h + 1];
       if constexpr (Cfg::kSwap) {  // D row = kernel column, D column = kernel row
+        const int chunk = x / S::kChunkCols;
+        if (chunk / S::kChunksPerPass != pass) continue;  // warp-uniform
+        uint8_t* base = staging + (chunk % S::kChunksPerPass) * S::kChunkBytes;
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int col = x;
-          uint8_t* chunk = staging + (col / kChunkCols) * kChunkBytes;
-          *reinterpret_cast<OutT*>(chunk + swizzle128(y + e, (col % kChunkCols) * sizeof(OutT))) =
+        for (int e = 0; e < 2; ++e)
+          *reinterpret_cast<OutT*>(base + swizzle128(y + e, (x % S::kChunkCols) * sizeof(OutT))) =
               static_cast<OutT>(e ? v1 : v0);
-        }
       } else {  // D row = kernel row; the pair is adjacent in D
-        uint8_t* chunk = staging + (y / kChunkCols) * kChunkBytes;
-        *reinterpret_cast<Pair<OutT>*>(chunk + swizzle128(x, (y % kChunkCols) * sizeof(OutT))) =
+        const int chunk = (8 * j) / S::kChunkCols;  // compile-time after unrolling
+        if (chunk / S::kChunksPerPass != pass) continue;
+        uint8_t* base = staging + (chunk % S::kChunksPerPass) * S::kChunkBytes;
+        *reinterpret_cast<Pair<OutT>*>(base + swizzle128(x, (y % S::kChunkCols) * sizeof(OutT))) =
             Pair<OutT>{static_cast<OutT>(v0), static_cast<OutT>(v1)};
       }
     }
 }
 
+// This thread's kernel column's scale and bias (threads < BN, one column
+// each), loaded when a unit starts so that the loads fly during its K loop;
+// shared with the warpgroup through shared memory in the epilogue.
+struct ColFactor {
+  float scale = 0.0f;
+  uint32_t bias_bits = 0u;  // see load_bias_bits
+};
+
+template <Tile T>
+__device__ __forceinline__ ColFactor load_col_factor(const Sm90Args& p, int ty, int thread) {
+  using Cfg = TileTraits<T>;
+  ColFactor c;
+  const int y = ty * Cfg::kBlockN + thread;
+  if (thread >= Cfg::kBlockN) return c;
+  if constexpr (Cfg::kBlock) {  // both modes are BLOCK (the API's rule): applied in the K loop
+    c.scale = 1.0f;
+    if (!Cfg::kSwap && y < p.n) c.bias_bits = load_bias_bits(p.bias, p.bias_type, y);
+  } else if constexpr (Cfg::kSwap) {  // kernel column = m
+    if (y < p.m) c.scale = vector_scale(p.a_mode, p.a_scale, y);
+  } else {  // kernel column = n
+    if (y < p.n) {
+      c.scale = vector_scale(p.b_mode, p.b_scale, y);
+      c.bias_bits = load_bias_bits(p.bias, p.bias_type, y);
+    }
+  }
+  return c;
+}
+
+// This thread's kernel rows' scales and biases (per sub-tile s and h), also
+// loaded when a unit starts.
+template <Tile T>
+struct RowFactors {
+  static constexpr int kSub = TileTraits<T>::kSubTiles;
+  float scale[kSub][2];
+  uint32_t bias_bits[kSub][2];  // swapped tiles only (kernel row = n)
+
+  __device__ __forceinline__ void load(const Sm90Args& p, int row0) {
+#pragma unroll
+    for (int s = 0; s < kSub; ++s)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int x = row0 + s * kWgmmaM + 8 * h;
+        scale[s][h] = TileTraits<T>::kBlock ? 1.0f : 0.0f;  // block tiles: scales applied in the K loop
+        bias_bits[s][h] = 0u;
+        if constexpr (TileTraits<T>::kSwap) {  // kernel row = n
+          if (x < p.n) {
+            if constexpr (!TileTraits<T>::kBlock) scale[s][h] = vector_scale(p.b_mode, p.b_scale, x);
+            bias_bits[s][h] = load_bias_bits(p.bias, p.bias_type, x);
+          }
+        } else if (!TileTraits<T>::kBlock && x < p.m) {  // kernel row = m
+          scale[s][h] = vector_scale(p.a_mode, p.a_scale, x);
+        }
+      }
+  }
+};
+
+// Kernel row of sub-tile s's first row.
+template <Tile T>
+__device__ __forceinline__ int sub_row0(const Unit& w, int consumer, int s) {
+  using Cfg = TileTraits<T>;
+  return w.tx * Cfg::kBlockM + (consumer * Cfg::kSubTiles + s) * kWgmmaM;
+}
+
+// Stores this warpgroup's sub-tiles (scaled, in f32 registers) as OutT:
+// staging, then TMA stores. TMA clips rows beyond M exactly, but columns only
+// to 16-byte granules, so the tensor map ends at n_tma (N rounded down to 16
+// bytes) and the few columns in [n_tma, N) are written by plain stores from
+// the staging buffer.
+// NOTE: a TMA box ending inside a 16-byte granule past N would write the
+// whole granule, into D's padding (ldd > N), which may hold user data.
+// NOTE: on entry the staging buffer is free (no store reads it) and every
+// thread of the warpgroup is past its last read of it.
+template <Tile T, typename OutT>
+__device__ __forceinline__ void store_tile(const Sm90Args& p, const CUtensorMap* tmap_d, const Unit& w, int consumer,
+                                           int thread, float (&acc)[TileTraits<T>::kSubTiles][TileTraits<T>::kAccRegs],
+                                           uint8_t* staging) {
+  using Cfg = TileTraits<T>;
+  using S = StoreShape<T, OutT>;
+  constexpr int elem = static_cast<int>(sizeof(OutT));
+#pragma unroll
+  for (int s = 0; s < Cfg::kSubTiles; ++s) {
+    const int sub = sub_row0<T>(w, consumer, s);
+    const int d_row0 = Cfg::kSwap ? w.ty * Cfg::kBlockN : sub;
+    const int d_col0 = Cfg::kSwap ? sub : w.ty * Cfg::kBlockN;
+#pragma unroll
+    for (int pass = 0; pass < S::kPasses; ++pass) {
+      if (s > 0 || pass > 0) {  // the previous pass's store must have read the staging buffer
+        if (thread == 0) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
+        consumer_barrier(consumer);
+      }
+      stage_out<T, OutT>(acc[s], staging, thread, pass);
+      // The staged chunks go out through the async proxy: make the
+      // generic-proxy writes visible to it, then one thread issues the stores.
+      cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+      consumer_barrier(consumer);
+      const int col_lo = d_col0 + pass * S::kPassCols;
+      if (thread == 0) {
+        for (int c = 0; c < S::kChunksPerPass && col_lo + c * S::kChunkCols < p.n_tma; ++c) {
+          const int32_t coords[2] = {col_lo + c * S::kChunkCols, d_row0};
+          cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, tmap_d, coords,
+                                          staging + c * S::kChunkBytes);
+        }
+        cuda::ptx::cp_async_bulk_commit_group();
+      }
+      const int tail_lo = max(p.n_tma, col_lo), tail_hi = min(p.n, col_lo + S::kPassCols);
+      if (tail_lo < tail_hi) {  // uniform over the warpgroup; the next pass starts with a barrier
+        const int width = tail_hi - tail_lo;
+        for (int i = thread; i < Cfg::kOutRows * width; i += kWarpgroupThreads) {
+          const int r = i / width, col = tail_lo + i % width - col_lo;
+          if (d_row0 + r >= p.m) continue;
+          const uint8_t* src = staging + (col / S::kChunkCols) * S::kChunkBytes + swizzle128(r, (col % S::kChunkCols) * elem);
+          OutT* dst = static_cast<OutT*>(p.d) + int64_t{d_row0 + r} * p.ldd + col_lo + col;
+          *dst = *reinterpret_cast<const OutT*>(src);
+        }
+      }
+    }
+  }
+}
+
 // Epilogue of one unit for one consumer warpgroup: split-K reduction when the
-// unit is a split, then scales, bias, conversion and predicated stores.
+// unit is a split, then scales, bias, conversion and stores.
 template <Tile T>
 __device__ __forceinline__ void epilogue(const Sm90Args& p, const CUtensorMap* tmap_d, const Unit& w, int unit,
-                                         int consumer, int thread, float (&acc)[TileTraits<T>::kAccRegs],
-                                         unsigned* last_flag, uint8_t* staging, bool& store_pending) {
+                                         int consumer, int thread,
+                                         float (&acc)[TileTraits<T>::kSubTiles][TileTraits<T>::kAccRegs],
+                                         const RowFactors<T>& rf, const ColFactor& cf, unsigned* last_flag,
+                                         uint8_t* staging, bool& store_pending) {
   using Cfg = TileTraits<T>;
   constexpr int R = Cfg::kAccRegs;
+  constexpr int BN = Cfg::kBlockN;
   if (p.splits > 1) {
-    // Every split stores its partial tile (register-major, coalesced), then
-    // counts itself in; the last to arrive sums all partials in split order
-    // (deterministic) and runs the epilogue.
-    constexpr int64_t kPartial = int64_t{R} * kWarpgroupThreads;
-    float* mine = p.partials + (int64_t{unit} * kConsumers + consumer) * kPartial;
+    // Every split stores its partial sub-tiles (register-major, coalesced),
+    // then counts itself in; the last to arrive sums all partials in split
+    // order (deterministic) and runs the epilogue.
+    constexpr int64_t kPartial = int64_t{R} * kWarpgroupThreads;  // one sub-tile
+    constexpr int64_t kPerConsumer = kPartial * Cfg::kSubTiles;
+    float* mine = p.partials + (int64_t{unit} * kConsumers + consumer) * kPerConsumer;
 #pragma unroll
-    for (int r = 0; r < R; ++r) __stcg(mine + r * kWarpgroupThreads + thread, acc[r]);
+    for (int s = 0; s < Cfg::kSubTiles; ++s)
+#pragma unroll
+      for (int r = 0; r < R; ++r) __stcg(mine + s * kPartial + r * kWarpgroupThreads + thread, acc[s][r]);
     __threadfence();
     consumer_barrier(consumer);
     unsigned* counter = p.counters + w.tile * kConsumers + consumer;
@@ -364,137 +545,118 @@ __device__ __forceinline__ void epilogue(const Sm90Args& p, const CUtensorMap* t
     if (!last_flag[consumer]) return;
     __threadfence();
 #pragma unroll
-    for (int r = 0; r < R; ++r) acc[r] = 0.0f;
-    for (int s = 0; s < p.splits; ++s) {
-      const float* part = p.partials + (int64_t{w.tile * p.splits + s} * kConsumers + consumer) * kPartial;
+    for (int s = 0; s < Cfg::kSubTiles; ++s)
 #pragma unroll
-      for (int r = 0; r < R; ++r) acc[r] += __ldcg(part + r * kWarpgroupThreads + thread);
+      for (int r = 0; r < R; ++r) acc[s][r] = 0.0f;
+    for (int split = 0; split < p.splits; ++split) {
+      const float* part = p.partials + (int64_t{w.tile * p.splits + split} * kConsumers + consumer) * kPerConsumer;
+#pragma unroll
+      for (int s = 0; s < Cfg::kSubTiles; ++s)
+#pragma unroll
+        for (int r = 0; r < R; ++r) acc[s][r] += __ldcg(part + s * kPartial + r * kWarpgroupThreads + thread);
     }
     if (thread == 0) *counter = 0u;  // left zero for the next launch on this workspace
   }
 
-  const Fragment<Cfg::kBlockN> f(w.tx * kBlockM + consumer * kWgmmaM, w.ty * Cfg::kBlockN, thread);
-  // Per-row factors (kernel rows): the scale and bias that depend on the row.
-  float row_scale[2], row_bias[2];
+  float row_bias[Cfg::kSubTiles][2];
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int x = f.row0 + 8 * h;
-    if constexpr (Cfg::kSwap) {  // kernel row = n
-      const bool ok = x < p.n;
-      row_scale[h] = ok ? vector_scale(p.b_mode, p.b_scale, x) : 0.0f;
-      row_bias[h] = ok ? load_bias(p.bias, p.bias_type, x) : 0.0f;
-    } else {  // kernel row = m
-      row_scale[h] = x < p.m ? vector_scale(p.a_mode, p.a_scale, x) : 0.0f;
-      row_bias[h] = 0.0f;
-    }
-  }
-  // Every scale and bias is loaded and applied in place first (the loads all
-  // fly at once), then the tile is converted into shared memory and stored.
+  for (int s = 0; s < Cfg::kSubTiles; ++s)
 #pragma unroll
-  for (int j = 0; j < Cfg::kBlockN / 8; ++j) {
-    const int y = f.col0 + 8 * j;  // kernel column of e = 0
-#pragma unroll
-    for (int e = 0; e < 2; ++e) {
-      float col_scale, col_bias;
-      if constexpr (Cfg::kSwap) {  // kernel column = m
-        col_scale = y + e < p.m ? vector_scale(p.a_mode, p.a_scale, y + e) : 0.0f;
-        col_bias = 0.0f;
-      } else {  // kernel column = n
-        const bool ok = y + e < p.n;
-        col_scale = ok ? vector_scale(p.b_mode, p.b_scale, y + e) : 0.0f;
-        col_bias = ok ? load_bias(p.bias, p.bias_type, y + e) : 0.0f;
-      }
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        float& v = acc[4 * j + 2 * h + e];
-        v = v * (row_scale[h] * col_scale) + (row_bias[h] + col_bias);
-      }
-    }
-  }
-  // The previous unit's TMA store must have read the staging buffer.
+    for (int h = 0; h < 2; ++h) row_bias[s][h] = bias_value(rf.bias_bits[s][h], p.bias_type);
+
+  // The column factors go through the staging buffer (sC: (2, BN) f32,
+  // scale then bias), so it must be free of the previous unit's stores.
   if (thread == 0 && store_pending) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
   store_pending = true;
   consumer_barrier(consumer);
-  switch (p.d_type) {
-    case FP8KIT_DTYPE_BF16: stage_out<T, __nv_bfloat16>(acc, staging, thread); break;
-    case FP8KIT_DTYPE_F16: stage_out<T, __half>(acc, staging, thread); break;
-    default: stage_out<T, float>(acc, staging, thread); break;
+  float* col_factors = reinterpret_cast<float*>(staging);
+  if (thread < BN) {
+    col_factors[thread] = cf.scale;
+    col_factors[BN + thread] = bias_value(cf.bias_bits, p.bias_type);
   }
-  // The staged tile goes out through the async proxy: make the generic-proxy
-  // writes visible to it, then one thread issues the stores. TMA clips rows
-  // beyond M exactly, but columns only to 16-byte granules, so the tensor map
-  // ends at n_tma (N rounded down to 16 bytes) and the few columns in
-  // [n_tma, N) are written by plain stores from the staging buffer.
-  // NOTE: a TMA box ending inside a 16-byte granule past N would write the
-  // whole granule, into D's padding (ldd > N), which may hold user data.
-  cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
   consumer_barrier(consumer);
-  const int elem = p.d_type == FP8KIT_DTYPE_F32 ? 4 : 2;
-  const int chunk_cols = kOutChunkBytes / elem;
-  const int sub = w.tx * kBlockM + consumer * kWgmmaM;  // this warpgroup's first kernel row
-  const int d_row0 = Cfg::kSwap ? w.ty * Cfg::kBlockN : sub;
-  const int d_col0 = Cfg::kSwap ? sub : w.ty * Cfg::kBlockN;
-  if (thread == 0) {
-    for (int c = 0; c * chunk_cols < Cfg::kOutCols && d_col0 + c * chunk_cols < p.n_tma; ++c) {
-      const int32_t coords[2] = {d_col0 + c * chunk_cols, d_row0};
-      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, tmap_d, coords,
-                                      staging + c * Cfg::kOutRows * kOutChunkBytes);
-    }
-    cuda::ptx::cp_async_bulk_commit_group();
+  const int lane = thread % 32;
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+    const int y = 8 * j + 2 * (lane % 4);  // column within the tile of e = 0 (even: float2-aligned)
+    const float2 cs = *reinterpret_cast<const float2*>(col_factors + y);
+    const float2 cb = *reinterpret_cast<const float2*>(col_factors + BN + y);
+#pragma unroll
+    for (int s = 0; s < Cfg::kSubTiles; ++s)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        float& v0 = acc[s][4 * j + 2 * h];
+        float& v1 = acc[s][4 * j + 2 * h + 1];
+        v0 = v0 * (rf.scale[s][h] * cs.x) + (row_bias[s][h] + cb.x);
+        v1 = v1 * (rf.scale[s][h] * cs.y) + (row_bias[s][h] + cb.y);
+      }
   }
-  const int tail_lo = max(p.n_tma, d_col0), tail_hi = min(p.n, d_col0 + Cfg::kOutCols);
-  if (tail_lo < tail_hi) {  // uniform over the warpgroup; staging is not rewritten before the next barrier
-    const int width = tail_hi - tail_lo;
-    for (int i = thread; i < Cfg::kOutRows * width; i += kWarpgroupThreads) {
-      const int r = i / width, col = tail_lo + i % width - d_col0;
-      if (d_row0 + r >= p.m) continue;
-      const uint8_t* src = staging + (col / chunk_cols) * (Cfg::kOutRows * kOutChunkBytes) +
-                           swizzle128(r, (col % chunk_cols) * elem);
-      uint8_t* dst = static_cast<uint8_t*>(p.d) + (int64_t{d_row0 + r} * p.ldd + d_col0 + col) * elem;
-      if (elem == 4)
-        *reinterpret_cast<uint32_t*>(dst) = *reinterpret_cast<const uint32_t*>(src);
-      else
-        *reinterpret_cast<uint16_t*>(dst) = *reinterpret_cast<const uint16_t*>(src);
-    }
+  consumer_barrier(consumer);  // every read of sC is done before staging overwrites it
+  switch (p.d_type) {
+    case FP8KIT_DTYPE_BF16: store_tile<T, __nv_bfloat16>(p, tmap_d, w, consumer, thread, acc, staging); break;
+    case FP8KIT_DTYPE_F16: store_tile<T, __half>(p, tmap_d, w, consumer, thread, acc, staging); break;
+    default: store_tile<T, float>(p, tmap_d, w, consumer, thread, acc, staging); break;
   }
 }
 
-// Block scales of K block kb for this thread's fragment: one per kernel row
-// (h) and one per kernel column (j, e). The side of B is uniform over the
-// tile (tiles are 128-aligned on B's rows: BLK_M = 128 when swapped, BN = 128
-// when not).
-template <Tile T>
-struct BlockScales {
-  static constexpr bool kSwap = TileTraits<T>::kSwap;
-  static constexpr int kCols = kSwap ? TileTraits<T>::kBlockN / 4 : 1;
-  float row[kSwap ? 1 : 2];
-  float col[kCols];
+// One f32 from global into shared memory through cp.async (zero-filled when
+// !valid; the address is not read then).
+__device__ __forceinline__ void cp_async_f32(float* dst, const float* src, bool valid) {
+  const uint32_t d = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 4 : 0) : "memory");
+}
 
-  __device__ __forceinline__ void load(const Sm90Args& p, const Unit& w, const Fragment<TileTraits<T>::kBlockN>& f,
-                                       int kb) {
-    const float* a_kb = p.a_scale + int64_t{kb} * p.m;  // A BLOCK: [k_blocks, M], M-contiguous
-    if constexpr (kSwap) {
-      row[0] = __ldg(p.b_scale + int64_t{w.tx} * p.k_blocks + kb);
+// The producer's scale warp: copies K block kb's scales of unit w into a
+// stage's slot sS (layout in TileTraits), lane-strided, zero past M.
+template <Tile T>
+__device__ __forceinline__ void load_scale_slot(const Sm90Args& p, const Unit& w, int kb, float* slot, int lane) {
+  using Cfg = TileTraits<T>;
+  const float* a_kb = p.a_scale + int64_t{kb} * p.m;  // A BLOCK: [k_blocks, M], M-contiguous
+  if constexpr (Cfg::kSwap) {  // rows: n (one 128-block), columns: m
+    if (lane == 0) cp_async_f32(slot, p.b_scale + int64_t{w.tx} * p.k_blocks + kb, true);
+    for (int c = lane; c < Cfg::kColScales; c += 32) {
+      const int m = w.ty * Cfg::kBlockN + c;
+      cp_async_f32(slot + Cfg::kColScaleOffset + c, m < p.m ? a_kb + m : a_kb, m < p.m);
+    }
+  } else {  // rows: m, columns: n (one 128-block)
+    for (int r = lane; r < Cfg::kRowScales; r += 32) {
+      const int m = w.tx * Cfg::kBlockM + r;
+      cp_async_f32(slot + r, m < p.m ? a_kb + m : a_kb, m < p.m);
+    }
+    if (lane == 0) cp_async_f32(slot + Cfg::kColScaleOffset, p.b_scale + int64_t{w.ty} * p.k_blocks + kb, true);
+  }
+}
+
+// A consumer's products of the two block scales of one K block, read from
+// the stage's slot: per (s, h) when normal (the B side is uniform over the
+// tile), per (j, e) when swapped (the A side runs along the columns).
+template <Tile T>
+struct BlockFactors {
+  using Cfg = TileTraits<T>;
+  static constexpr int kCount = Cfg::kSwap ? Cfg::kBlockN / 4 : 2 * Cfg::kSubTiles;
+  float f[kCount];
+
+  // `row` and `col`: this thread's first kernel row and column within the tile.
+  __device__ __forceinline__ void read(const float* slot, int row, int col) {
+    if constexpr (Cfg::kSwap) {
+      const float b = slot[0];
 #pragma unroll
-      for (int j = 0; j < kCols / 2; ++j)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int m = f.col0 + 8 * j + e;
-          col[2 * j + e] = m < p.m ? __ldg(a_kb + m) : 0.0f;
-        }
-    } else {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int m = f.row0 + 8 * h;
-        row[h] = m < p.m ? __ldg(a_kb + m) : 0.0f;
+      for (int j = 0; j < Cfg::kBlockN / 8; ++j) {
+        const float2 a = *reinterpret_cast<const float2*>(slot + Cfg::kColScaleOffset + 8 * j + col);
+        f[2 * j] = a.x * b;
+        f[2 * j + 1] = a.y * b;
       }
-      col[0] = __ldg(p.b_scale + int64_t{w.ty} * p.k_blocks + kb);
+    } else {
+      const float b = slot[Cfg::kColScaleOffset];
+#pragma unroll
+      for (int s = 0; s < Cfg::kSubTiles; ++s)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) f[2 * s + h] = slot[row + s * kWgmmaM + 8 * h] * b;
     }
   }
-
-  __device__ __forceinline__ float factor(int j, int h, int e) const {
-    if constexpr (kSwap) return row[0] * col[2 * j + e];
-    return row[h] * col[0];
+  __device__ __forceinline__ float operator()(int s, int j, int h, int e) const {
+    if constexpr (Cfg::kSwap) return f[2 * j + e];
+    return f[2 * s + h];
   }
 };
 
@@ -505,39 +667,110 @@ struct BlockScales {
 // two scales in block mode). NOTE: FP8 wgmma keeps only about 14 mantissa bits
 // in its accumulator (the limit DeepGEMM measured); promoting each K block
 // bounds that error by one block's magnitude instead of the whole K sum's.
-// Two acc buffers alternate: K block i+1's wgmma runs while block i is being
-// promoted, so the tensor cores never wait for the promotion.
+// kDoubleAcc: two acc buffers alternate, so K block i+1's wgmma runs while
+// block i is being promoted. Otherwise one acc buffer serves the sub-tiles in
+// turn, and the other consumer's wgmma keeps the tensor pipe busy meanwhile.
 template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
 __device__ __forceinline__ void consume(const Sm90Args& p, const CUtensorMap* tmap_d, const uint8_t* sx,
-                                        const uint8_t* sy, uint64_t* full, uint64_t* empty, unsigned* last_flag,
+                                        const uint8_t* sy, const uint8_t* ss, uint64_t* full, uint64_t* empty,
+                                        unsigned* last_flag,
                                         uint8_t* staging, int consumer, int thread) {
   using Cfg = TileTraits<T>;
   constexpr int R = Cfg::kAccRegs;
   constexpr int BN = Cfg::kBlockN;
+  constexpr int kSub = Cfg::kSubTiles;
   const bool lane0 = (thread % 32) == 0;
-  float acc0[R], acc1[R];  // K blocks of even / odd index within the unit
-  float master[R];         // the unit's promoted f32 sum
+  float acc0[R], acc1[R];     // K blocks of even / odd index within the unit (acc1: kDoubleAcc only)
+  float master[kSub][R];      // the unit's promoted f32 sums, per sub-tile
 #pragma unroll
   for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = 0.0f;
   int stage = 0;
   uint32_t phase = 0;
   bool store_pending = false;  // a TMA store from `staging` may still be reading it
 
+  // Frees a stage for the producer: one arrive per consumer warp; in block
+  // tiles one per consumer thread. NOTE: an arrive releases only the arriving
+  // thread's own reads; each thread has read the stage's scale slot, which the
+  // scale warp rewrites once the stage is free. Cheaper orderings did not
+  // satisfy racecheck (v9): a warp barrier before lane 0's arrive (ptxas
+  // drops it: the warp is converged), and the warpgroup's named barrier
+  // before thread 0's; each was 2-7% faster in block mode.
+  auto release_stage = [&](int s) {
+    if constexpr (Cfg::kBlock) {  // (the arrive's returned state is not kept: one register pair less)
+      const uint32_t bar = static_cast<uint32_t>(__cvta_generic_to_shared(&empty[s]));
+      asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+    } else if (lane0) {
+      cuda::ptx::mbarrier_arrive(&empty[s]);
+    }
+  };
+
   for (int u = blockIdx.x; u < p.num_units; u += gridDim.x) {
     const Unit w = decode_unit(p, u);
     const int nkb = w.kb_end - w.kb_begin;
-    const Fragment<BN> f(w.tx * kBlockM + consumer * kWgmmaM, w.ty * BN, thread);
+    const Fragment<BN> f(sub_row0<T>(w, consumer, 0), w.ty * BN, thread);
+    const ColFactor cf = load_col_factor<T>(p, w.ty, thread);
+    RowFactors<T> rf;
+    rf.load(p, f.row0);
 #pragma unroll
-    for (int r = 0; r < R; ++r) master[r] = 0.0f;
-    // Block scales of the K block in each acc buffer, loaded when the block
-    // is issued: the loads fly during its wgmma.
-    BlockScales<T> scales0, scales1;
-    int prev_stage = 0;
+    for (int s = 0; s < kSub; ++s)
+#pragma unroll
+      for (int r = 0; r < R; ++r) master[s][r] = 0.0f;
+    // Products of the block scales in stage st's slot for this thread's
+    // fragment (its first kernel row and column within the tile).
+    auto slot_factors = [&](int st) {
+      BlockFactors<T> fac;
+      fac.read(reinterpret_cast<const float*>(ss + st * Cfg::kScaleSlotBytes), f.row0 - w.tx * Cfg::kBlockM,
+               f.col0 - w.ty * BN);
+      return fac;
+    };
 
+    if constexpr (!Cfg::kDoubleAcc) {
+      // One accumulator, promoted per sub-tile. Block scales come with the
+      // stage (sS, filled by the producer's scale warp). NOTE: loaded by the
+      // consumers themselves (v5-v7), ahead into registers, they cost 16% at
+      // 8192^3: ptxas moved the loads next to the scales' uses or put them
+      // on the scoreboard those uses waited for, so each K block waited for
+      // an L2 round trip.
+      const int row_in_tile = f.row0 - w.tx * Cfg::kBlockM, col_in_tile = f.col0 - w.ty * BN;
+      for (int i = 0; i < nkb; ++i) {
+        wait_barrier(&full[stage], phase);
+        BlockFactors<T> fac;
+        if constexpr (Cfg::kBlock) fac = slot_factors(stage);
+        const uint64_t dy = smem_desc(sy + stage * Cfg::kBytesY);
+#pragma unroll
+        for (int s = 0; s < kSub; ++s) {
+          const uint64_t dx = smem_desc(sx + stage * Cfg::kBytesX + (consumer * kSub + s) * kWgmmaM * kBlockK);
+          fence_operands(acc0);
+          wgmma_fence();
+#pragma unroll
+          for (int kk = 0; kk < kKSteps; ++kk)
+            wgmma<BN, TX, TY>(acc0, dx + kk * kDescKStep, dy + kk * kDescKStep, kk > 0 ? 1u : 0u);
+          wgmma_commit();
+          wgmma_wait<0>();
+          fence_operands(acc0);
+          if (s == kSub - 1) release_stage(stage);  // the slot's scales were read at the top
+          if constexpr (Cfg::kBlock) {
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+              for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int e = 0; e < 2; ++e)
+                  master[s][4 * j + 2 * h + e] += acc0[4 * j + 2 * h + e] * fac(s, j, h, e);
+          } else {
+#pragma unroll
+            for (int r = 0; r < R; ++r) master[s][r] += acc0[r];
+          }
+        }
+        advance<Cfg::kStages>(stage, phase);
+      }
+      epilogue<T>(p, tmap_d, w, u, consumer, thread, master, rf, cf, last_flag, staging, store_pending);
+      continue;
+    }
+
+    int prev_stage = 0;
     // Waits for K block i's stage and issues its wgmma group into `a`.
-    auto issue = [&](float (&a)[R], BlockScales<T>* sc, int i) {
-      if constexpr (Cfg::kBlock)
-        if (sc) sc->load(p, w, f, w.kb_begin + i);
+    auto issue = [&](float (&a)[R]) {
       wait_barrier(&full[stage], phase);
       const uint64_t dx = smem_desc(sx + stage * Cfg::kBytesX + consumer * kWgmmaM * kBlockK);
       const uint64_t dy = smem_desc(sy + stage * Cfg::kBytesY);
@@ -549,77 +782,54 @@ __device__ __forceinline__ void consume(const Sm90Args& p, const CUtensorMap* tm
       wgmma_commit();
       fence_operands(a);
     };
-    // Once `a`'s group has retired: frees its stage and promotes it.
-    auto retire = [&](float (&a)[R], const BlockScales<T>& sc) {
+    // Once `a`'s group has retired: frees its stage and promotes it (block
+    // tiles: with the products of the stage's scales, read before the free).
+    auto retire = [&](float (&a)[R]) {
       fence_operands(a);
-      if (lane0) cuda::ptx::mbarrier_arrive(&empty[prev_stage]);
       if constexpr (Cfg::kBlock) {
+        const BlockFactors<T> fac = slot_factors(prev_stage);
+        release_stage(prev_stage);
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
           for (int h = 0; h < 2; ++h)
 #pragma unroll
-            for (int e = 0; e < 2; ++e) master[4 * j + 2 * h + e] += a[4 * j + 2 * h + e] * sc.factor(j, h, e);
+            for (int e = 0; e < 2; ++e) master[0][4 * j + 2 * h + e] += a[4 * j + 2 * h + e] * fac(0, j, h, e);
       } else {
+        release_stage(prev_stage);
 #pragma unroll
-        for (int r = 0; r < R; ++r) master[r] += a[r];
+        for (int r = 0; r < R; ++r) master[0][r] += a[r];
       }
     };
-
-    if constexpr (!Cfg::kDoubleAcc) {
-      // One accumulator: the scales are loaded a whole K block ahead instead,
-      // into two register sets used in turn (unrolled by two). NOTE: copying
-      // a set that is still loading would stall on the load right there, in
-      // the middle of the next block's wgmma issue.
-      auto step = [&](int i, const BlockScales<T>& sc) {
-        issue(acc0, nullptr, i);
-        prev_stage = stage;
-        advance<Cfg::kStages>(stage, phase);
-        wgmma_wait<0>();
-        retire(acc0, sc);
-      };
-      if constexpr (Cfg::kBlock) scales0.load(p, w, f, w.kb_begin);
-      for (int i = 0; i < nkb; i += 2) {
-        if constexpr (Cfg::kBlock)
-          if (i + 1 < nkb) scales1.load(p, w, f, w.kb_begin + i + 1);
-        step(i, scales0);
-        if (i + 1 == nkb) break;
-        if constexpr (Cfg::kBlock)
-          if (i + 2 < nkb) scales0.load(p, w, f, w.kb_begin + i + 2);
-        step(i + 1, scales1);
-      }
-      epilogue<T>(p, tmap_d, w, u, consumer, thread, master, last_flag, staging, store_pending);
-      continue;
-    }
-    issue(acc0, &scales0, 0);
+    issue(acc0);
     prev_stage = stage;
     advance<Cfg::kStages>(stage, phase);
     int i = 1;
     for (; i + 1 < nkb; i += 2) {
-      issue(acc1, &scales1, i);
+      issue(acc1);
       wgmma_wait<1>();
-      retire(acc0, scales0);
+      retire(acc0);
       prev_stage = stage;
       advance<Cfg::kStages>(stage, phase);
-      issue(acc0, &scales0, i + 1);
+      issue(acc0);
       wgmma_wait<1>();
-      retire(acc1, scales1);
+      retire(acc1);
       prev_stage = stage;
       advance<Cfg::kStages>(stage, phase);
     }
     if (i < nkb) {  // an odd block left: acc1 takes it
-      issue(acc1, &scales1, i);
+      issue(acc1);
       wgmma_wait<1>();
-      retire(acc0, scales0);
+      retire(acc0);
       prev_stage = stage;
       advance<Cfg::kStages>(stage, phase);
       wgmma_wait<0>();
-      retire(acc1, scales1);
+      retire(acc1);
     } else {
       wgmma_wait<0>();
-      retire(acc0, scales0);
+      retire(acc0);
     }
-    epilogue<T>(p, tmap_d, w, u, consumer, thread, master, last_flag, staging, store_pending);
+    epilogue<T>(p, tmap_d, w, u, consumer, thread, master, rf, cf, last_flag, staging, store_pending);
   }
   // Shared memory must outlive the stores that read it.
   if (thread == 0) cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
@@ -643,12 +853,34 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
       // out-of-bounds rows or the K tail.
       cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
                                            &full[stage], static_cast<uint32_t>(Cfg::kStageBytes));
-      const int32_t cx[2] = {kb * kBlockK, w.tx * kBlockM};
+      const int32_t cx[2] = {kb * kBlockK, w.tx * Cfg::kBlockM};
       const int32_t cy[2] = {kb * kBlockK, w.ty * Cfg::kBlockN};
       cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, sx + stage * Cfg::kBytesX,
                                       tmap_x, cx, &full[stage]);
       cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, sy + stage * Cfg::kBytesY,
                                       tmap_y, cy, &full[stage]);
+      advance<Cfg::kStages>(stage, phase);
+    }
+  }
+}
+
+// The scale warp (block tiles): fills each stage's scale slot in the same
+// order with cp.async, whose completion each lane hands to the stage's
+// `full` barrier (one arrive per lane, when its copies have landed): the
+// warp never waits for a load, so it runs ahead like the TMA thread.
+template <Tile T>
+__device__ __forceinline__ void produce_scales(const Sm90Args& p, uint8_t* ss, uint64_t* full, uint64_t* empty,
+                                               int lane) {
+  using Cfg = TileTraits<T>;
+  int stage = 0;
+  uint32_t phase = 0;
+  for (int u = blockIdx.x; u < p.num_units; u += gridDim.x) {
+    const Unit w = decode_unit(p, u);
+    for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
+      wait_barrier(&empty[stage], phase ^ 1u);
+      load_scale_slot<T>(p, w, kb, reinterpret_cast<float*>(ss + stage * Cfg::kScaleSlotBytes), lane);
+      const uint32_t bar = static_cast<uint32_t>(__cvta_generic_to_shared(&full[stage]));
+      asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(bar) : "memory");
       advance<Cfg::kStages>(stage, phase);
     }
   }
@@ -665,7 +897,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   // Shared memory, from a 1024-byte boundary (the swizzle atom):
   //   sX[kStages]: (BLK_M, BLK_K) fp8, 128B-swizzled   (X rows x K)
   //   sY[kStages]: (BLK_N, BLK_K) fp8, 128B-swizzled   (Y rows x K)
-  //   sD[kConsumers]: each consumer's D staging (see TileTraits), 1024-aligned
+  //   sD[kConsumers]: each consumer's D staging (see TileTraits), 1024-aligned;
+  //                   in the epilogue it first carries the column factors
+  //   sS[kStages]: block tiles' per-stage scale slots (see TileTraits)
   //   full[kStages], empty[kStages]: mbarriers; last_flag[kConsumers]
   // (indexing smem_raw keeps the pointer in the shared window for the compiler)
   const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
@@ -673,15 +907,18 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint8_t* sx = smem;
   uint8_t* sy = smem + Cfg::kStages * Cfg::kBytesX;
   uint8_t* sd = smem + Cfg::kStages * Cfg::kStageBytes;
-  uint64_t* full = reinterpret_cast<uint64_t*>(sd + kConsumers * Cfg::kStagingBytes);
+  uint8_t* ss = sd + kConsumers * Cfg::kStagingBytes;
+  uint64_t* full = reinterpret_cast<uint64_t*>(ss + Cfg::kStages * Cfg::kScaleSlotBytes);
   uint64_t* empty = full + Cfg::kStages;
   unsigned* last_flag = reinterpret_cast<unsigned*>(empty + Cfg::kStages);
 
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   if (threadIdx.x == 0) {
     for (int s = 0; s < Cfg::kStages; ++s) {
-      cuda::ptx::mbarrier_init(&full[s], 1);                // the producer's arrive (+ TMA bytes)
-      cuda::ptx::mbarrier_init(&empty[s], kConsumerWarps);  // one arrive per consumer warp
+      // The producer's arrive (+ TMA bytes), and in block tiles the scale warp's.
+      cuda::ptx::mbarrier_init(&full[s], 1 + (Cfg::kBlock ? kScaleWarpLanes : 0));
+      // One arrive per consumer warp; in block tiles, per consumer thread.
+      cuda::ptx::mbarrier_init(&empty[s], Cfg::kBlock ? kConsumers * kWarpgroupThreads : kConsumerWarps);
     }
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
@@ -690,11 +927,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
     if (threadIdx.x == 0) detail::produce<T>(&tmap_x, &tmap_y, p, sx, sy, full, empty);
+    if constexpr (Cfg::kBlock)
+      if (threadIdx.x / 32 == kScaleWarp) detail::produce_scales<T>(p, ss, full, empty, threadIdx.x % 32);
   } else {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
     const int consumer = warpgroup - 1;
     if (threadIdx.x % kWarpgroupThreads == 0) asm volatile("prefetch.tensormap [%0];\n" ::"l"(&tmap_d) : "memory");
-    detail::consume<T, TX, TY>(p, &tmap_d, sx, sy, full, empty, last_flag, sd + consumer * Cfg::kStagingBytes,
+    detail::consume<T, TX, TY>(p, &tmap_d, sx, sy, ss, full, empty, last_flag, sd + consumer * Cfg::kStagingBytes,
                                consumer, threadIdx.x % kWarpgroupThreads);
   }
 }

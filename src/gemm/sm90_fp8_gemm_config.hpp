@@ -7,6 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <cuda_runtime_api.h>
+
+#include "gemm/gemm_params.hpp"
 #include "gemm/sm90_fp8_gemm.cuh"
 
 namespace fp8kit::sm90 {
@@ -20,14 +23,24 @@ constexpr int kSwapMaxM = 64;
 constexpr int kMinSplitKBlocksSmall = 2;
 constexpr int kMinSplitKBlocksLarge = 8;
 // Tiles along X per rasterisation group: a wave of ~132 tiles then covers
-// about group_x x (132 / group_x) tiles, close to square in bytes for 128 x 256.
+// about group_x x (132 / group_x) tiles of the output.
 constexpr int kGroupX = 16;
 constexpr size_t kWorkspaceAlign = 256;
+// Makespan model of the normal tiles, in times of one 128 x 128 K block:
+// waves x (K blocks per unit x kBlockCost + kTileOverhead). Fitted to the
+// H200 sweep of docs/perf.md (v8: 12 shapes x both tiles): the 256 x 128 K
+// block costs 2.0-2.2 of the 128 x 128 one (its single accumulator waits
+// for each sub-tile's wgmma; the 128 x 128 tile double-buffers), and a tile
+// costs about 4 K blocks beyond its K loop (epilogue, pipeline fill).
+constexpr double kLargeBlockCost = 1.0;
+constexpr double kLargeTileOverhead = 4.0;
+constexpr double kWideBlockCost = 2.2;
+constexpr double kWideTileOverhead = 6.0;
 
 struct Plan {
   Tile tile;
   bool swap;
-  int block_n;
+  int block_m, block_n;
   int tiles_x, tiles_y, group_x;
   int k_blocks, splits, kb_per_split, num_units, grid;
   size_t partial_bytes;   // split-K partial tiles (0 without split-K)
@@ -37,72 +50,50 @@ struct Plan {
 
 constexpr int ceil_div(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
 
-// Makespan model of a persistent launch, in K-block times of one CTA: waves
-// of units times K blocks per unit, plus a split's partial tile written and
-// the last split's reduction (each partial ~2 K blocks' worth of traffic).
-constexpr int kMaxSplitsLarge = 8;
-constexpr double kSplitReduceFixed = 2.0;   // K blocks: writing the partial, the counter
-constexpr double kSplitReducePer = 2.0;     // K blocks per partial read by the last split
-constexpr double kSplitMinGain = 1.15;      // change the split only for a clear predicted gain
-constexpr size_t kMaxSplitWorkspace = size_t{128} << 20;
-
-inline double split_makespan(int64_t tiles, int k_blocks, int splits, int sm_count) {
-  const int64_t waves = (tiles * splits + sm_count - 1) / sm_count;
-  const double reduce = splits > 1 ? kSplitReduceFixed + kSplitReducePer * splits : 0.0;
-  return static_cast<double>(waves) * ceil_div(k_blocks, splits) + reduce;
+template <Tile T>
+constexpr Plan shape_of() {
+  Plan pl{};
+  pl.tile = T;
+  pl.swap = TileTraits<T>::kSwap;
+  pl.block_m = TileTraits<T>::kBlockM;
+  pl.block_n = TileTraits<T>::kBlockN;
+  return pl;
 }
 
-inline int block_n_of(Tile t) {
+// Waves of a persistent launch of `units` equal units on `sm_count` CTAs.
+inline int64_t waves_of(int64_t units, int sm_count) { return (units + sm_count - 1) / sm_count; }
+
+inline Plan shape_of(Tile t) {
   switch (t) {
-    case Tile::kLarge: return TileTraits<Tile::kLarge>::kBlockN;
-    case Tile::kLargeBlock: return TileTraits<Tile::kLargeBlock>::kBlockN;
-    case Tile::kSmall: return TileTraits<Tile::kSmall>::kBlockN;
-    default: return TileTraits<Tile::kSmallBlock>::kBlockN;
+    case Tile::kLarge: return shape_of<Tile::kLarge>();
+    case Tile::kLargeBlock: return shape_of<Tile::kLargeBlock>();
+    case Tile::kSmall: return shape_of<Tile::kSmall>();
+    case Tile::kSmallBlock: return shape_of<Tile::kSmallBlock>();
+    case Tile::kWide: return shape_of<Tile::kWide>();
+    default: return shape_of<Tile::kWideBlock>();
   }
 }
 
-// `workspace_available`: bytes the caller passed; SIZE_MAX asks for the best plan.
-inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available) {
-  Plan pl{};
-  pl.swap = m <= kSwapMaxM;
-  pl.tile = pl.swap ? (block_scales ? Tile::kSmallBlock : Tile::kSmall)
-                    : (block_scales ? Tile::kLargeBlock : Tile::kLarge);
-  pl.block_n = block_n_of(pl.tile);
+// The plan of tile `t` with (at most) `splits` K splits: the grid, and the
+// workspace the splits need. Too little workspace: no split.
+inline Plan plan_for(Tile t, int splits, int m, int n, int k, int sm_count, size_t workspace_available) {
+  Plan pl = shape_of(t);
   const int rows_x = pl.swap ? n : m;
   const int rows_y = pl.swap ? m : n;
-  pl.tiles_x = ceil_div(rows_x, kBlockM);
+  pl.k_blocks = ceil_div(k, kBlockK);
+  pl.tiles_x = ceil_div(rows_x, pl.block_m);
   pl.tiles_y = ceil_div(rows_y, pl.block_n);
   pl.group_x = std::min(pl.tiles_x, kGroupX);
-  pl.k_blocks = ceil_div(k, kBlockK);
   const int64_t tiles = int64_t{pl.tiles_x} * pl.tiles_y;
-
-  // Split-K when the tiles alone leave SMs idle: as many splits as fill one
-  // wave, while each split keeps enough K blocks.
-  const int min_kb = pl.swap ? kMinSplitKBlocksSmall : kMinSplitKBlocksLarge;
-  int splits = 1;
-  if (tiles < sm_count) splits = std::max(1, std::min(static_cast<int>(sm_count / tiles), pl.k_blocks / min_kb));
-  // Large tiles are compute-bound: a partly filled last wave costs a whole
-  // one. Where another split count shortens the makespan by a clear margin
-  // (stream-K's point, kept to whole splits), take it.
-  if (!pl.swap) {
-    const size_t tile_bytes = size_t{kBlockM} * pl.block_n * sizeof(float);
-    int best = splits;
-    for (int s = 1; s <= std::min(kMaxSplitsLarge, pl.k_blocks / min_kb); ++s)
-      if (static_cast<size_t>(tiles) * s * tile_bytes <= kMaxSplitWorkspace &&
-          split_makespan(tiles, pl.k_blocks, s, sm_count) < split_makespan(tiles, pl.k_blocks, best, sm_count))
-        best = s;
-    if (split_makespan(tiles, pl.k_blocks, splits, sm_count) >=
-        kSplitMinGain * split_makespan(tiles, pl.k_blocks, best, sm_count))
-      splits = best;
-  }
+  splits = std::max(1, std::min(splits, pl.k_blocks));
   pl.kb_per_split = ceil_div(pl.k_blocks, splits);
   splits = ceil_div(pl.k_blocks, pl.kb_per_split);  // no empty split
   if (splits > 1) {
-    const size_t partial = static_cast<size_t>(tiles) * splits * kBlockM * pl.block_n * sizeof(float);
+    const size_t partial = static_cast<size_t>(tiles) * splits * pl.block_m * pl.block_n * sizeof(float);
     const size_t counters = static_cast<size_t>(tiles) * kConsumers * sizeof(unsigned);
     pl.partial_bytes = (partial + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign;
     pl.counter_bytes = (counters + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign;
-    if (pl.workspace_bytes() > workspace_available) {  // too little workspace: don't split
+    if (pl.workspace_bytes() > workspace_available) {
       splits = 1;
       pl.partial_bytes = pl.counter_bytes = 0;
     }
@@ -114,5 +105,54 @@ inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size
   pl.grid = static_cast<int>(std::min<int64_t>(units, sm_count));
   return pl;
 }
+
+// `workspace_available`: bytes the caller passed; SIZE_MAX asks for the best plan.
+//
+// Decode (M <= 64) takes the swapped tile, split along K while its tiles
+// leave SMs idle. Otherwise the 128 x 128 or the 256 x 128 tile, whichever
+// the makespan model above says is shorter; split-K only when the 128 x 128
+// tiles fill at most half the SMs.
+// NOTE: splits are costly here. A split writes and reads back an f32 partial
+// tile, 4x the bytes of its bf16 output: on the H200, 512 x 4096 x 4096 took
+// 16.7 / 28.2 / 46.5 us with 1 / 2 / 4 splits (v8 sweep), and v5's makespan
+// model that split grids of 1-2.5 waves lost up to 3x.
+inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available) {
+  const bool swap = m <= kSwapMaxM;
+  const int k_blocks = ceil_div(k, kBlockK);
+  if (swap) {
+    const Tile t = block_scales ? Tile::kSmallBlock : Tile::kSmall;
+    const Plan one = plan_for(t, 1, m, n, k, sm_count, 0);
+    const int64_t tiles = int64_t{one.tiles_x} * one.tiles_y;
+    // Split-K when the tiles alone leave SMs idle: as many splits as fill one
+    // wave, while each split keeps enough K blocks.
+    int splits = 1;
+    if (tiles < sm_count)
+      splits = std::max(1, std::min(static_cast<int>(sm_count / tiles), k_blocks / kMinSplitKBlocksSmall));
+    return plan_for(t, splits, m, n, k, sm_count, workspace_available);
+  }
+  const Tile large = block_scales ? Tile::kLargeBlock : Tile::kLarge;
+  const Tile wide = block_scales ? Tile::kWideBlock : Tile::kWide;
+  const Plan l1 = plan_for(large, 1, m, n, k, sm_count, 0);
+  const Plan w1 = plan_for(wide, 1, m, n, k, sm_count, 0);
+  const int64_t large_tiles = int64_t{l1.tiles_x} * l1.tiles_y;
+  const int64_t wide_tiles = int64_t{w1.tiles_x} * w1.tiles_y;
+  if (large_tiles >= sm_count) {
+    auto makespan = [&](int64_t tiles, double block_cost, double overhead) {
+      return static_cast<double>(waves_of(tiles, sm_count)) * (k_blocks * block_cost + overhead);
+    };
+    return makespan(wide_tiles, kWideBlockCost, kWideTileOverhead) <
+                   makespan(large_tiles, kLargeBlockCost, kLargeTileOverhead)
+               ? w1
+               : l1;
+  }
+  const int splits =
+      std::max(1, std::min(static_cast<int>(sm_count / large_tiles), k_blocks / kMinSplitKBlocksLarge));
+  return plan_for(large, splits, m, n, k, sm_count, workspace_available);
+}
+
+// Launches plan `pl` (from make_plan, or from plan_for in the harness's
+// configuration sweeps); the caller has validated `p` and accepted the path.
+cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
+                        const Plan& pl, const char** kernel_name);
 
 }  // namespace fp8kit::sm90

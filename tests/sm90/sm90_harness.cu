@@ -4,6 +4,7 @@
 //
 //   sm90_harness check [quick]   correctness over shapes x modes x types
 //   sm90_harness bench           TFLOP/s and GB/s over the benchmark suite
+//   sm90_harness sweep MODE CSV M N K ...   every tile x split candidate per shape
 //
 // Exit status 0 only if every check passed.
 #include <cuda_fp16.h>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "gemm/dispatch.hpp"
+#include "gemm/sm90_fp8_gemm_config.hpp"
 
 using namespace fp8kit;
 
@@ -132,6 +134,11 @@ DeviceInfo device_info() {
 constexpr size_t kWorkspace = size_t{256} << 20;
 
 // Runs one case; returns true if it passes. Prints one line.
+// check: run a case with this tile and split count instead of make_plan's
+// (configurations the heuristics may pick on other shapes or GPUs).
+int g_force_tile = -1;
+int g_force_splits = 1;
+
 bool run_case(const Case& c, const DeviceInfo& dev, void* ws, size_t ws_size, std::mt19937& g, bool verbose) {
   // ldd * sizeof(D) must be a multiple of 16 bytes: round up to 8 elements.
   const int64_t lda = c.k + c.pad_a, ldb = c.k, ldd = (c.n + c.pad_d + 7) / 8 * 8;
@@ -189,7 +196,13 @@ bool run_case(const Case& c, const DeviceInfo& dev, void* ws, size_t ws_size, st
   LaunchEnv env;
   env.workspace = ws; env.workspace_size = ws_size;
   const char* kname = "";
-  CK(kSm90WgmmaPath.launch(p, dev, env, nullptr, &kname));
+  if (g_force_tile >= 0) {
+    const sm90::Plan pl = sm90::plan_for(static_cast<sm90::Tile>(g_force_tile), g_force_splits, c.m, c.n, c.k,
+                                         dev.sm_count, ws_size);
+    CK(sm90::launch_plan(p, dev, env, nullptr, pl, &kname));
+  } else {
+    CK(kSm90WgmmaPath.launch(p, dev, env, nullptr, &kname));
+  }
   CK(cudaDeviceSynchronize());
   std::vector<uint8_t> out(size_t(c.m + 1) * ldd * db);
   CK(cudaMemcpy(out.data(), dd.p, out.size(), cudaMemcpyDeviceToHost));
@@ -284,13 +297,28 @@ int sanitize() {
   DevBuf ws(kWorkspace);
   std::mt19937 g(777);
   const fp8kit_dtype E4 = FP8KIT_DTYPE_E4M3, E5 = FP8KIT_DTYPE_E5M2, BF = FP8KIT_DTYPE_BF16, F = FP8KIT_DTYPE_F32;
-  const int shapes[][3] = {{1, 129, 16}, {17, 600, 1024}, {200, 300, 528}, {256, 512, 2048}};
+  // 1000 x 2100: the wide tile, its stages reused within a unit.
+  const int shapes[][3] = {{1, 129, 16}, {17, 600, 1024}, {200, 300, 528}, {256, 512, 2048}, {1000, 2100, 528}};
   int fails = 0, total = 0;
   for (const auto& s : shapes) {
     Case c1{s[0], s[1], s[2], E4, E5, BF, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, true, F, 16, 8};
     Case c2{s[0], s[1], s[2], E5, E4, F, FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL, true, BF, 0, 0};
     Case c3{s[0], s[1], s[2], E4, E4, BF, FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK, false, BF, 16, 0};
     for (const Case& c : {c1, c2, c3}) fails += !run_case(c, dev, ws.p, kWorkspace, g, true), ++total;
+  }
+  {  // The wide block tile with two K splits (the reduction of two sub-tiles).
+    g_force_tile = static_cast<int>(sm90::Tile::kWideBlock);
+    g_force_splits = 2;
+    Case c{1000, 2100, 528, E5, E4, F, FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK, true, BF, 0, 0};
+    fails += !run_case(c, dev, ws.p, kWorkspace, g, true);
+    ++total;
+    g_force_tile = -1;
+  }
+  {  // The swapped block tile without workspace (no split): 16 K blocks over 8
+     // stages, so its scale slots are rewritten while consumers use others.
+    Case c{17, 600, 2048, E4, E4, BF, FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK, false, BF, 0, 0};
+    fails += !run_case(c, dev, nullptr, 0, g, true);
+    ++total;
   }
   std::printf("sanitize: %d / %d passed\n", total - fails, total);
   return fails ? 1 : 0;
@@ -305,7 +333,7 @@ int check(bool quick) {
   struct Shape { int m, n, k; };
   std::vector<Shape> shapes = {{1, 129, 16}, {17, 2112, 7168}, {333, 1000, 528}, {64, 256, 256},
                                {65, 300, 1040}, {128, 7168, 2048}, {16, 4096, 4096},
-                               {512, 2112, 7168}};  // large tiles with 3 splits
+                               {512, 2112, 7168}, {1000, 2100, 1040}};  // 1000 x 2100: the 256 x 128 tile
   if (!quick) shapes.push_back({4095, 4097, 4096});
   const fp8kit_scale_mode modes[][2] = {{FP8KIT_SCALE_NONE, FP8KIT_SCALE_NONE},
                                         {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR},
@@ -328,7 +356,7 @@ int check(bool quick) {
       }
     }
   // Every type pair x out dtype on one ragged shape per tile configuration.
-  for (const Shape& s : std::vector<Shape>{{33, 1000, 528}, {333, 1000, 528}})
+  for (const Shape& s : std::vector<Shape>{{33, 1000, 528}, {333, 1000, 528}, {1000, 2100, 528}})
     for (const auto& tp : types)
       for (fp8kit_dtype od : outs)
         for (int blk = 0; blk < 2; ++blk) {
@@ -337,6 +365,19 @@ int check(bool quick) {
           fails += !run_case(c, dev, ws.p, kWorkspace, g, false);
           ++total;
         }
+  // Forced configurations: the wide tiles with split-K, ragged M, N and K.
+  for (int blk = 0; blk < 2; ++blk)
+    for (int splits : {2, 3}) {
+      g_force_tile = static_cast<int>(blk ? sm90::Tile::kWideBlock : sm90::Tile::kWide);
+      g_force_splits = splits;
+      for (fp8kit_dtype od : {BF, F}) {
+        Case c{1000, 2100, 1040, E4, blk ? E4 : E5, od, blk ? FP8KIT_SCALE_BLOCK : FP8KIT_SCALE_ROW,
+               blk ? FP8KIT_SCALE_BLOCK : FP8KIT_SCALE_COL, true, od, 16, 8};
+        fails += !run_case(c, dev, ws.p, kWorkspace, g, true);
+        ++total;
+      }
+      g_force_tile = -1;
+    }
   // No workspace: the split-K plans must fall back to one split.
   {
     Case c{16, 4096, 4096, E4, E4, BF, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, true, BF, 0, 0};
@@ -386,6 +427,8 @@ void launch_floor(size_t bytes) {
   std::printf("FLOOR empty kernel %.2f us; memset + empty %.2f us; D2D copy of %.1f MB %.2f us = %.0f GB/s (read+write)\n",
               t_empty, t_memset, bytes / 1e6, t_copy, 2.0 * bytes / t_copy * 1e-3);
 }
+
+bool g_sweep = false;  // bench: time every configuration candidate instead of the chosen plan
 
 int bench(int argc, char** argv) {
   const DeviceInfo dev = device_info();
@@ -439,35 +482,60 @@ int bench(int argc, char** argv) {
       p.d = D.p; p.bias = nullptr; p.bias_type = FP8KIT_DTYPE_BF16;
       LaunchEnv env; env.workspace = ws.p; env.workspace_size = kWorkspace;
       const char* kname = "";
+      const sm90::Plan* forced = nullptr;  // sweep: this plan instead of make_plan's
       auto run = [&](int i) {
         p.a = static_cast<const uint8_t*>(A.p) + size_t(i % sets) * m * k;
         p.b = static_cast<const uint8_t*>(B.p) + size_t(i % sets) * n * k;
-        CK(kSm90WgmmaPath.launch(p, dev, env, nullptr, &kname));
+        if (forced) CK(sm90::launch_plan(p, dev, env, nullptr, *forced, &kname));
+        else CK(kSm90WgmmaPath.launch(p, dev, env, nullptr, &kname));
       };
       const double flop = 2.0 * m * n * double(k);
-      for (int i = 0; i < 3; ++i) run(i);
-      CK(cudaDeviceSynchronize());
-      // Repetitions: about 20 ms of work, 5..50 launches each timed alone.
-      CK(cudaEventRecord(e0));
-      run(0);
-      CK(cudaEventRecord(e1));
-      CK(cudaEventSynchronize(e1));
-      float one = 0;
-      CK(cudaEventElapsedTime(&one, e0, e1));
-      const int reps = std::max(5, std::min(50, int(20.0 / std::max(one, 1e-3f))));
-      // Back-to-back launches between two events, in groups: median of group means.
-      const int per = std::max(1, std::min(20, int(2.0 / std::max(one, 1e-3f))));
-      std::vector<float> t;
-      for (int r = 0; r < reps; ++r) {
+      // Median over groups of back-to-back launches (about 20 ms of work).
+      auto time_it = [&] {
+        for (int i = 0; i < 3; ++i) run(i);
+        CK(cudaDeviceSynchronize());
         CK(cudaEventRecord(e0));
-        for (int i = 0; i < per; ++i) run(r * per + i + 1);
+        run(0);
         CK(cudaEventRecord(e1));
         CK(cudaEventSynchronize(e1));
-        float ms_ = 0;
-        CK(cudaEventElapsedTime(&ms_, e0, e1));
-        t.push_back(ms_ / per);
+        float one = 0;
+        CK(cudaEventElapsedTime(&one, e0, e1));
+        const int reps = std::max(5, std::min(50, int(20.0 / std::max(one, 1e-3f))));
+        const int per = std::max(1, std::min(20, int(2.0 / std::max(one, 1e-3f))));
+        std::vector<float> t;
+        for (int r = 0; r < reps; ++r) {
+          CK(cudaEventRecord(e0));
+          for (int i = 0; i < per; ++i) run(r * per + i + 1);
+          CK(cudaEventRecord(e1));
+          CK(cudaEventSynchronize(e1));
+          float ms_ = 0;
+          CK(cudaEventElapsedTime(&ms_, e0, e1));
+          t.push_back(ms_ / per);
+        }
+        std::sort(t.begin(), t.end());
+        return t[t.size() / 2] * 1e-3;
+      };
+      if (g_sweep) {  // every tile x split candidate of the normal (unswapped) tiles
+        const bool blk = md.a == FP8KIT_SCALE_BLOCK;
+        const sm90::Plan chosen = sm90::make_plan(m, n, k, blk, dev.sm_count, kWorkspace);
+        for (sm90::Tile tile : {blk ? sm90::Tile::kLargeBlock : sm90::Tile::kLarge,
+                                blk ? sm90::Tile::kWideBlock : sm90::Tile::kWide})
+          for (int splits : {1, 2, 3, 4, 6, 8}) {
+            const sm90::Plan pl = sm90::plan_for(tile, splits, m, n, k, dev.sm_count, kWorkspace);
+            if (pl.splits != splits) continue;
+            forced = &pl;
+            const double sec = time_it();
+            const bool is_chosen = pl.tile == chosen.tile && pl.splits == chosen.splits;
+            std::printf("SWEEP %-6s %5d %6d %6d %dx%d splits %d units %5d waves %.2f %9.1f us %7.1f TFLOP/s%s\n",
+                        md.name, m, n, k, pl.block_m, pl.block_n, pl.splits, pl.num_units,
+                        double(pl.num_units) / dev.sm_count, sec * 1e6, flop / sec * 1e-12, is_chosen ? "  <- plan" : "");
+            if (csv) std::fprintf(csv, "%s,%d,%d,%d,%d,%d,%d,%.2f,%d\n", md.name, m, n, k, pl.block_m, pl.splits,
+                                  pl.num_units, sec * 1e6, is_chosen);
+            std::fflush(stdout);
+          }
+        continue;
       }
-      std::sort(t.begin(), t.end());
+      std::vector<float> t{static_cast<float>(time_it() * 1e3)};
       const double sec = t[t.size() / 2] * 1e-3;
       const double tf = flop / sec * 1e-12;
       const double gbs = (ab + size_t(m) * n * 2) / sec * 1e-9;
@@ -494,6 +562,7 @@ int main(int argc, char** argv) {
   if (mode == "check") return check(false);
   if (mode == "quick") return check(true);
   if (mode == "bench") return bench(argc, argv);
+  if (mode == "sweep") return g_sweep = true, bench(argc, argv);
   if (mode == "sanitize") return sanitize();
   std::fprintf(stderr, "usage: sm90_harness check|quick|bench [tensor|rowcol|block|all] [csv]\n");
   return 2;
