@@ -131,6 +131,7 @@ const Shape kShapes[] = {
     {1, 129, 16, 0, 0, 0},      {17, 2112, 7168, 0, 0, 0}, {333, 1000, 528, 0, 0, 0}, {4095, 4097, 4096, 0, 0, 0},
     {1, 1, 16, 0, 0, 8},        {2, 3, 32, 16, 32, 5},     {128, 128, 128, 0, 0, 0},  {129, 257, 144, 48, 16, 7},
     {64, 4096, 4096, 0, 0, 0},  {1000, 24, 1040, 0, 0, 0}, {1000, 2100, 144, 0, 0, 0}, {1000, 2100, 144, 16, 0, 9},
+    {5, 300, 8320, 0, 0, 0},    {200, 300, 4224, 0, 0, 0},  // split-K on the H200: decode (2 splits), large tiles (4)
 };
 
 using ShapeParam = std::tuple<fp8kit_path, int /*shape*/, int /*config*/>;
@@ -168,7 +169,7 @@ std::string shape_name(const ::testing::TestParamInfo<ShapeParam>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ragged, GemmShapes,
-                         ::testing::Combine(::testing::ValuesIn(kPaths), ::testing::Range(0, 12), ::testing::Range(0, 3)),
+                         ::testing::Combine(::testing::ValuesIn(kPaths), ::testing::Range(0, 14), ::testing::Range(0, 3)),
                          shape_name);
 
 // ---- Refusals that need a real device ---------------------------------------

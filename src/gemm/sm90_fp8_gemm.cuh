@@ -527,16 +527,32 @@ __device__ __forceinline__ void epilogue(const Sm90Args& p, const CUtensorMap* t
   constexpr int R = Cfg::kAccRegs;
   constexpr int BN = Cfg::kBlockN;
   if (p.splits > 1) {
-    // Every split stores its partial sub-tiles (register-major, coalesced),
-    // then counts itself in; the last to arrive sums all partials in split
-    // order (deterministic) and runs the epilogue.
+    // Every split stores its partial sub-tiles (register-major, coalesced;
+    // in decode tiles only elements inside D: a partial is as wide as the
+    // tokens, not the tile's 64 columns), then counts itself in; the last to arrive
+    // sums all partials in split order (deterministic) and runs the epilogue.
     constexpr int64_t kPartial = int64_t{R} * kWarpgroupThreads;  // one sub-tile
     constexpr int64_t kPerConsumer = kPartial * Cfg::kSubTiles;
+    const int rows_x = Cfg::kSwap ? p.n : p.m, rows_y = Cfg::kSwap ? p.m : p.n;
+    const Fragment<BN> f(sub_row0<T>(w, consumer, 0), w.ty * BN, thread);
+    // (Swapped tiles only: in the others every element is stored, which
+    // keeps the wide tiles' registers free of the predicates.)
+    auto inside = [&](int s, int j, int h, int e) {
+      if constexpr (!Cfg::kSwap) return true;
+      return f.row0 + s * kWgmmaM + 8 * h < rows_x && f.col0 + 8 * j + e < rows_y;
+    };
     float* mine = p.partials + (int64_t{unit} * kConsumers + consumer) * kPerConsumer;
 #pragma unroll
     for (int s = 0; s < Cfg::kSubTiles; ++s)
 #pragma unroll
-      for (int r = 0; r < R; ++r) __stcg(mine + s * kPartial + r * kWarpgroupThreads + thread, acc[s][r]);
+      for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int r = 4 * j + 2 * h + e;
+            if (inside(s, j, h, e)) __stcg(mine + s * kPartial + r * kWarpgroupThreads + thread, acc[s][r]);
+          }
     __threadfence();
     consumer_barrier(consumer);
     unsigned* counter = p.counters + w.tile * kConsumers + consumer;
@@ -553,7 +569,14 @@ __device__ __forceinline__ void epilogue(const Sm90Args& p, const CUtensorMap* t
 #pragma unroll
       for (int s = 0; s < Cfg::kSubTiles; ++s)
 #pragma unroll
-        for (int r = 0; r < R; ++r) acc[s][r] += __ldcg(part + s * kPartial + r * kWarpgroupThreads + thread);
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              const int r = 4 * j + 2 * h + e;
+              if (inside(s, j, h, e)) acc[s][r] += __ldcg(part + s * kPartial + r * kWarpgroupThreads + thread);
+            }
     }
     if (thread == 0) *counter = 0u;  // left zero for the next launch on this workspace
   }

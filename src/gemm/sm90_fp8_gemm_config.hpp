@@ -17,10 +17,14 @@ namespace fp8kit::sm90 {
 // At or below this M the problem is a weight stream (decode): swap A and B so
 // that N fills the 128-row tile side and the few tokens sit in wgmma N = 64.
 constexpr int kSwapMaxM = 64;
-// Split-K only while each split still covers this many 128-deep K blocks:
-// a split's partial tile (BLK_M x BN f32) is written and read back once, which
-// must stay small beside its loads (decode) or its MMA time (large tiles).
-constexpr int kMinSplitKBlocksSmall = 2;
+// Split-K only while each split still covers this many 128-deep K blocks.
+// A split costs a partial tile written, an arrival and the last split's
+// reads, a chain of L2 round trips (~5 us on the H200), plus the counters'
+// memset: in decode it pays only for long weight streams. Fitted to the
+// H200 sweep of docs/perf.md (v10, 14 decode shapes): with 32, the rule's
+// choice is within 1% of the best split count (tensor scales), where 2 lost
+// up to 19% (1 x 4096 x 4096: 15.2 us with 4 splits, 12.3 with none).
+constexpr int kMinSplitKBlocksSmall = 32;
 constexpr int kMinSplitKBlocksLarge = 8;
 // Tiles along X per rasterisation group: a wave of ~132 tiles then covers
 // about group_x x (132 / group_x) tiles of the output.

@@ -297,8 +297,9 @@ int sanitize() {
   DevBuf ws(kWorkspace);
   std::mt19937 g(777);
   const fp8kit_dtype E4 = FP8KIT_DTYPE_E4M3, E5 = FP8KIT_DTYPE_E5M2, BF = FP8KIT_DTYPE_BF16, F = FP8KIT_DTYPE_F32;
+  // 17 x 600 x 8320: decode split-K (2 splits); 256 x 512: large-tile split-K;
   // 1000 x 2100: the wide tile, its stages reused within a unit.
-  const int shapes[][3] = {{1, 129, 16}, {17, 600, 1024}, {200, 300, 528}, {256, 512, 2048}, {1000, 2100, 528}};
+  const int shapes[][3] = {{1, 129, 16}, {17, 600, 8320}, {200, 300, 528}, {256, 512, 2048}, {1000, 2100, 528}};
   int fails = 0, total = 0;
   for (const auto& s : shapes) {
     Case c1{s[0], s[1], s[2], E4, E5, BF, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, true, F, 16, 8};
@@ -333,7 +334,8 @@ int check(bool quick) {
   struct Shape { int m, n, k; };
   std::vector<Shape> shapes = {{1, 129, 16}, {17, 2112, 7168}, {333, 1000, 528}, {64, 256, 256},
                                {65, 300, 1040}, {128, 7168, 2048}, {16, 4096, 4096},
-                               {512, 2112, 7168}, {1000, 2100, 1040}};  // 1000 x 2100: the 256 x 128 tile
+                               {512, 2112, 7168}, {1000, 2100, 1040},  // 1000 x 2100: the 256 x 128 tile
+                               {5, 300, 8320}, {200, 300, 4224}};        // split-K: decode (2), large tiles (4)
   if (!quick) shapes.push_back({4095, 4097, 4096});
   const fp8kit_scale_mode modes[][2] = {{FP8KIT_SCALE_NONE, FP8KIT_SCALE_NONE},
                                         {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR},
@@ -380,7 +382,7 @@ int check(bool quick) {
     }
   // No workspace: the split-K plans must fall back to one split.
   {
-    Case c{16, 4096, 4096, E4, E4, BF, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, true, BF, 0, 0};
+    Case c{5, 300, 8320, E4, E4, BF, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, true, BF, 0, 0};
     fails += !run_case(c, dev, nullptr, 0, g, true);
     ++total;
   }
@@ -515,12 +517,14 @@ int bench(int argc, char** argv) {
         std::sort(t.begin(), t.end());
         return t[t.size() / 2] * 1e-3;
       };
-      if (g_sweep) {  // every tile x split candidate of the normal (unswapped) tiles
+      if (g_sweep) {  // every tile x split candidate (decode: the swapped tile)
         const bool blk = md.a == FP8KIT_SCALE_BLOCK;
         const sm90::Plan chosen = sm90::make_plan(m, n, k, blk, dev.sm_count, kWorkspace);
-        for (sm90::Tile tile : {blk ? sm90::Tile::kLargeBlock : sm90::Tile::kLarge,
-                                blk ? sm90::Tile::kWideBlock : sm90::Tile::kWide})
-          for (int splits : {1, 2, 3, 4, 6, 8}) {
+        std::vector<sm90::Tile> tiles;
+        if (m <= sm90::kSwapMaxM) tiles = {blk ? sm90::Tile::kSmallBlock : sm90::Tile::kSmall};
+        else tiles = {blk ? sm90::Tile::kLargeBlock : sm90::Tile::kLarge, blk ? sm90::Tile::kWideBlock : sm90::Tile::kWide};
+        for (sm90::Tile tile : tiles)
+          for (int splits : {1, 2, 3, 4, 6, 8, 12, 16}) {
             const sm90::Plan pl = sm90::plan_for(tile, splits, m, n, k, dev.sm_count, kWorkspace);
             if (pl.splits != splits) continue;
             forced = &pl;
