@@ -19,12 +19,12 @@ namespace fp8kit::sm90 {
 constexpr int kSwapMaxM = 64;
 // Split-K only while each split still covers this many 128-deep K blocks.
 // A split costs a partial tile written, an arrival and the last split's
-// reads, a chain of L2 round trips (~5 us on the H200), plus the counters'
-// memset: in decode it pays only for long weight streams. Fitted to the
-// H200 sweep of docs/perf.md (v10, 14 decode shapes): with 32, the rule's
-// choice is within 1% of the best split count (tensor scales), where 2 lost
-// up to 19% (1 x 4096 x 4096: 15.2 us with 4 splits, 12.3 with none).
-constexpr int kMinSplitKBlocksSmall = 32;
+// reads (a chain of L2 round trips), plus the counters' memset: in decode it
+// pays only for long weight streams. Fitted to the H200 sweep of
+// docs/perf.md (v10: 28 decode shapes x every split count): with 24 the
+// rule's choices are within 1% of the best (geomean, tensor and block
+// scales); with 2 (v9) they were 7% / 3.5% slower than the best.
+constexpr int kMinSplitKBlocksSmall = 24;
 constexpr int kMinSplitKBlocksLarge = 8;
 // Tiles along X per rasterisation group: a wave of ~132 tiles then covers
 // about group_x x (132 / group_x) tiles of the output.
