@@ -101,12 +101,13 @@ struct TileTraits {
   static constexpr int kSmemBytes = kStages * (kStageBytes + kScaleSlotBytes) + kFixedBytes;
   static constexpr int kAccRegs = kBlockN / 2;  // f32 per thread for m64 x BN
   // Two wgmma accumulators (K block i+1 runs while block i is promoted) plus
-  // the master: 3 x 64 registers at BN 128, which fits the consumers' 232
-  // now that block scales come from shared memory (v5-v7 kept them in
-  // registers, and block tiles had to keep one accumulator). The wide tiles
-  // keep one (two masters): their consumers' two sub-tiles alternate, and the
-  // other consumer's wgmma fills the tensor pipe during a promotion.
-  static constexpr bool kDoubleAcc = kSubTiles == 1;
+  // the master: 3 x 64 registers at BN 128. Block tiles keep one, and wait for
+  // each block before promoting it: double-buffered (v9, with the scales from
+  // shared memory it fits 232 registers) they ran 10% slower on the suite
+  // than v8's single accumulator. So do the wide tiles (two masters): their
+  // consumers' sub-tiles alternate, and the other consumer's wgmma fills the
+  // tensor pipe during a promotion.
+  static constexpr bool kDoubleAcc = !kBlock && kSubTiles == 1;
   static_assert(kBlockM <= kMaxBlockM, "a TMA box holds at most 256 rows");
   // NOTE: the wide block tile gets 3 stages (its scale slots cost the
   // fourth); measured on the H200, 3 and 4 stages run the wide tiles at the
@@ -787,70 +788,56 @@ __device__ __forceinline__ void consume(const Sm90Args& p, const CUtensorMap* tm
         }
         advance<Cfg::kStages>(stage, phase);
       }
-      epilogue<T>(p, tmap_d, w, u, consumer, thread, master, rf, cf, last_flag, staging, store_pending);
-      continue;
-    }
-
-    int prev_stage = 0;
-    // Waits for K block i's stage and issues its wgmma group into `a`.
-    auto issue = [&](float (&a)[R]) {
-      wait_barrier(&full[stage], phase);
-      const uint64_t dx = smem_desc(sx + stage * Cfg::kBytesX + consumer * kWgmmaM * kBlockK);
-      const uint64_t dy = smem_desc(sy + stage * Cfg::kBytesY);
-      fence_operands(a);
-      wgmma_fence();
-#pragma unroll
-      for (int kk = 0; kk < kKSteps; ++kk)
-        wgmma<BN, TX, TY>(a, dx + kk * kDescKStep, dy + kk * kDescKStep, kk > 0 ? 1u : 0u);
-      wgmma_commit();
-      fence_operands(a);
-    };
-    // Once `a`'s group has retired: frees its stage and promotes it (block
-    // tiles: with the products of the stage's scales, read before the free).
-    auto retire = [&](float (&a)[R]) {
-      fence_operands(a);
-      if constexpr (Cfg::kBlock) {
-        const BlockFactors<T> fac = slot_factors(prev_stage);
-        release_stage(prev_stage);
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-          for (int h = 0; h < 2; ++h)
-#pragma unroll
-            for (int e = 0; e < 2; ++e) master[0][4 * j + 2 * h + e] += a[4 * j + 2 * h + e] * fac(0, j, h, e);
-      } else {
+    } else {
+      int prev_stage = 0;
+      // Waits for K block i's stage and issues its wgmma group into `a`.
+      auto issue = [&](float (&a)[R]) {
+        wait_barrier(&full[stage], phase);
+        const uint64_t dx = smem_desc(sx + stage * Cfg::kBytesX + consumer * kWgmmaM * kBlockK);
+        const uint64_t dy = smem_desc(sy + stage * Cfg::kBytesY);
+        fence_operands(a);
+        wgmma_fence();
+  #pragma unroll
+        for (int kk = 0; kk < kKSteps; ++kk)
+          wgmma<BN, TX, TY>(a, dx + kk * kDescKStep, dy + kk * kDescKStep, kk > 0 ? 1u : 0u);
+        wgmma_commit();
+        fence_operands(a);
+      };
+      // Once `a`'s group has retired: frees its stage and promotes it.
+      auto retire = [&](float (&a)[R]) {
+        fence_operands(a);
         release_stage(prev_stage);
 #pragma unroll
         for (int r = 0; r < R; ++r) master[0][r] += a[r];
-      }
-    };
-    issue(acc0);
-    prev_stage = stage;
-    advance<Cfg::kStages>(stage, phase);
-    int i = 1;
-    for (; i + 1 < nkb; i += 2) {
-      issue(acc1);
-      wgmma_wait<1>();
-      retire(acc0);
-      prev_stage = stage;
-      advance<Cfg::kStages>(stage, phase);
+      };
       issue(acc0);
-      wgmma_wait<1>();
-      retire(acc1);
       prev_stage = stage;
       advance<Cfg::kStages>(stage, phase);
-    }
-    if (i < nkb) {  // an odd block left: acc1 takes it
-      issue(acc1);
-      wgmma_wait<1>();
-      retire(acc0);
-      prev_stage = stage;
-      advance<Cfg::kStages>(stage, phase);
-      wgmma_wait<0>();
-      retire(acc1);
-    } else {
-      wgmma_wait<0>();
-      retire(acc0);
+      int i = 1;
+      for (; i + 1 < nkb; i += 2) {
+        issue(acc1);
+        wgmma_wait<1>();
+        retire(acc0);
+        prev_stage = stage;
+        advance<Cfg::kStages>(stage, phase);
+        issue(acc0);
+        wgmma_wait<1>();
+        retire(acc1);
+        prev_stage = stage;
+        advance<Cfg::kStages>(stage, phase);
+      }
+      if (i < nkb) {  // an odd block left: acc1 takes it
+        issue(acc1);
+        wgmma_wait<1>();
+        retire(acc0);
+        prev_stage = stage;
+        advance<Cfg::kStages>(stage, phase);
+        wgmma_wait<0>();
+        retire(acc1);
+      } else {
+        wgmma_wait<0>();
+        retire(acc0);
+      }
     }
     epilogue<T>(p, tmap_d, w, u, consumer, thread, master, rf, cf, last_flag, staging, store_pending);
   }
