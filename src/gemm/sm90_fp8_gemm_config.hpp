@@ -10,7 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gemm/gemm_params.hpp"
-#include "gemm/sm90_fp8_gemm.cuh"
+#include "gemm/sm90_fp8_gemm_traits.hpp"
 
 namespace fp8kit::sm90 {
 

@@ -1,0 +1,182 @@
+// The native Hopper path's host plan (sm90_fp8_gemm_config.hpp): invariants
+// over many shapes, SM counts and workspace sizes, the shared-memory budget
+// of every tile, and the choices the H200 measurements fitted (docs/perf.md).
+// Host only: runs everywhere.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include "gemm/sm90_fp8_gemm_config.hpp"
+
+namespace sm90 = fp8kit::sm90;
+using sm90::Plan;
+using sm90::Tile;
+
+namespace {
+
+constexpr int kH200Sms = 132;
+constexpr size_t kAnyWorkspace = SIZE_MAX;
+
+int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::string label(int m, int n, int k, bool block, int sms, size_t ws) {
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + (block ? " block" : "") +
+         " sms=" + std::to_string(sms) + " ws=" + (ws == SIZE_MAX ? std::string("any") : std::to_string(ws));
+}
+
+void expect_consistent(const Plan& p, int m, int n, int k, bool block, int sms, size_t ws) {
+  SCOPED_TRACE(label(m, n, k, block, sms, ws));
+  const Plan shape = sm90::shape_of(p.tile);
+  EXPECT_EQ(p.block_m, shape.block_m);
+  EXPECT_EQ(p.block_n, shape.block_n);
+  EXPECT_EQ(p.swap, shape.swap);
+  EXPECT_EQ(p.swap, m <= sm90::kSwapMaxM);
+  const bool block_tile = p.tile == Tile::kLargeBlock || p.tile == Tile::kWideBlock || p.tile == Tile::kSmallBlock;
+  EXPECT_EQ(block_tile, block);
+  // Tiles cover the kernel rows and columns exactly (no empty tile row or column).
+  const int rows_x = p.swap ? n : m, rows_y = p.swap ? m : n;
+  EXPECT_GE(int64_t{p.tiles_x} * p.block_m, rows_x);
+  EXPECT_LT(int64_t{p.tiles_x - 1} * p.block_m, rows_x);
+  EXPECT_GE(int64_t{p.tiles_y} * p.block_n, rows_y);
+  EXPECT_LT(int64_t{p.tiles_y - 1} * p.block_n, rows_y);
+  EXPECT_GE(p.group_x, 1);
+  EXPECT_LE(p.group_x, std::min(p.tiles_x, sm90::kGroupX));
+  // K splits: every split has K blocks, together exactly all of them.
+  EXPECT_EQ(p.k_blocks, cdiv(k, sm90::kBlockK));
+  ASSERT_GE(p.splits, 1);
+  EXPECT_GE(int64_t{p.kb_per_split} * p.splits, p.k_blocks);
+  EXPECT_LT(int64_t{p.kb_per_split} * (p.splits - 1), p.k_blocks);
+  const int64_t tiles = int64_t{p.tiles_x} * p.tiles_y;
+  EXPECT_EQ(p.num_units, tiles * p.splits);
+  EXPECT_EQ(p.grid, std::min<int64_t>(p.num_units, sms));
+  // Workspace: none without a split; a split's fits what the caller has.
+  if (p.splits == 1) {
+    EXPECT_EQ(p.workspace_bytes(), 0u);
+  } else {
+    EXPECT_LE(p.workspace_bytes(), ws);
+    EXPECT_GE(p.partial_bytes, static_cast<size_t>(tiles) * p.splits * p.block_m * p.block_n * sizeof(float));
+    EXPECT_GE(p.counter_bytes, static_cast<size_t>(tiles) * sm90::kConsumers * sizeof(unsigned));
+  }
+}
+
+TEST(Sm90Plan, ConsistentOverShapesSmCountsAndWorkspaces) {
+  std::mt19937 g(20261130);
+  std::uniform_int_distribution<int> small_m(1, 80), big(1, 40000), kk(1, 3000);
+  const int sm_counts[] = {1, 8, 78, kH200Sms, 170};
+  const size_t workspaces[] = {0, size_t{1} << 20, kAnyWorkspace};
+  for (int i = 0; i < 3000; ++i) {
+    const int m = (i % 3 == 0) ? small_m(g) : big(g);
+    const int n = big(g);
+    const int k = 16 * kk(g);  // the API's rule: K a multiple of 16
+    const bool block = i % 2;
+    const int sms = sm_counts[i % 5];
+    const size_t ws = workspaces[(i / 5) % 3];
+    expect_consistent(sm90::make_plan(m, n, k, block, sms, ws), m, n, k, block, sms, ws);
+  }
+}
+
+TEST(Sm90Plan, WorkspaceSizeGivesTheBestPlan) {
+  // fp8kit_gemm_workspace_size asks with SIZE_MAX; that many bytes must then
+  // reproduce the plan, and none must fall back to one split.
+  const int shapes[][3] = {{1, 4096, 14336}, {16, 8192, 28672}, {5, 300, 8320}, {200, 300, 4224}, {128, 7168, 2048}};
+  for (const auto& s : shapes)
+    for (bool block : {false, true}) {
+      const Plan best = sm90::make_plan(s[0], s[1], s[2], block, kH200Sms, kAnyWorkspace);
+      SCOPED_TRACE(label(s[0], s[1], s[2], block, kH200Sms, kAnyWorkspace));
+      EXPECT_GT(best.splits, 1);
+      const Plan exact = sm90::make_plan(s[0], s[1], s[2], block, kH200Sms, best.workspace_bytes());
+      EXPECT_EQ(exact.splits, best.splits);
+      EXPECT_EQ(exact.tile, best.tile);
+      const Plan none = sm90::make_plan(s[0], s[1], s[2], block, kH200Sms, 0);
+      EXPECT_EQ(none.splits, 1);
+      EXPECT_EQ(none.tile, best.tile);
+      const Plan short_by_one = sm90::make_plan(s[0], s[1], s[2], block, kH200Sms, best.workspace_bytes() - 1);
+      EXPECT_EQ(short_by_one.splits, 1);
+    }
+}
+
+TEST(Sm90Plan, DecodeSplitsOnlyLongWeightStreams) {
+  for (int n : {300, 2112, 4096, 8192, 28672})
+    for (int k : {512, 2048, 4096, 8320, 14336, 28672})
+      for (int m : {1, 16, 64}) {
+        const Plan p = sm90::make_plan(m, n, k, false, kH200Sms, kAnyWorkspace);
+        SCOPED_TRACE(label(m, n, k, false, kH200Sms, kAnyWorkspace));
+        EXPECT_EQ(p.tile, Tile::kSmall);
+        if (p.splits > 1) {
+          EXPECT_GE(p.kb_per_split, sm90::kMinSplitKBlocksSmall);
+          EXPECT_LE(p.num_units, kH200Sms);
+        }
+      }
+}
+
+TEST(Sm90Plan, WideTilesOnlyOnAFullGridAndNeverSplit) {
+  for (int m : {65, 512, 1000, 2048, 8192})
+    for (int n : {512, 2104, 6144, 32768})
+      for (int k : {512, 4096})
+        for (bool block : {false, true}) {
+          const Plan p = sm90::make_plan(m, n, k, block, kH200Sms, kAnyWorkspace);
+          if (p.tile != Tile::kWide && p.tile != Tile::kWideBlock) continue;
+          SCOPED_TRACE(label(m, n, k, block, kH200Sms, kAnyWorkspace));
+          EXPECT_GE(cdiv(m, 128) * cdiv(n, 128), kH200Sms);
+          EXPECT_EQ(p.splits, 1);
+        }
+}
+
+// The choices the H200 measurements fitted (docs/perf.md, v8-v10 sweeps).
+// A change of the model that moves them needs new measurements.
+TEST(Sm90Plan, FittedChoicesOnTheH200) {
+  struct Pin {
+    int m, n, k;
+    bool block;
+    Tile tile;
+    int splits;
+  };
+  const Pin pins[] = {
+      {8192, 8192, 8192, false, Tile::kLarge, 1},     // many waves: 128x128 is faster per FLOP
+      {4096, 4096, 4096, false, Tile::kLarge, 1},     // 116.5 us vs 127.8 (256x128)
+      {2048, 32768, 512, false, Tile::kWide, 1},      // small K: 101.0 us vs 106.7
+      {512, 6144, 4096, false, Tile::kLarge, 1},      // 28.9 us vs 29.4
+      {512, 6144, 4096, true, Tile::kWideBlock, 1},   // block: 31.3 us vs 40.4
+      {1000, 2104, 272, false, Tile::kWide, 1},       // the GPU tests' wide-tile shape
+      {1000, 2104, 272, true, Tile::kWideBlock, 1},
+      {1, 4096, 4096, false, Tile::kSmall, 1},        // decode: 12.3 us unsplit vs 15.2 with 4 splits
+      {1, 4096, 14336, false, Tile::kSmall, 4},       // 26.8 us vs 31.8 unsplit
+      {1, 8192, 28672, false, Tile::kSmall, 2},       // 69.5 us vs 84.0 unsplit
+      {5, 300, 8320, false, Tile::kSmall, 2},         // the GPU tests' decode split-K shape
+      {200, 300, 4224, false, Tile::kLarge, 4},       // the GPU tests' large-tile split-K shape
+  };
+  for (const Pin& pin : pins) {
+    const Plan p = sm90::make_plan(pin.m, pin.n, pin.k, pin.block, kH200Sms, kAnyWorkspace);
+    SCOPED_TRACE(label(pin.m, pin.n, pin.k, pin.block, kH200Sms, kAnyWorkspace));
+    EXPECT_EQ(static_cast<int>(p.tile), static_cast<int>(pin.tile));
+    EXPECT_EQ(p.splits, pin.splits);
+  }
+}
+
+template <Tile T>
+void expect_fits(int stages) {
+  using Cfg = sm90::TileTraits<T>;
+  SCOPED_TRACE(static_cast<int>(T));
+  EXPECT_LE(Cfg::kSmemBytes, sm90::kSmemBytesMax);
+  EXPECT_EQ(Cfg::kStages, stages);
+  // One more stage would not fit: the budget goes to stages.
+  EXPECT_GT(Cfg::kSmemBytes + Cfg::kStageBytes + Cfg::kScaleSlotBytes, sm90::kSmemBytesMax);
+  EXPECT_EQ(Cfg::kBytesX % sm90::kSwizzleAtomBytes, 0);
+  EXPECT_EQ(Cfg::kBytesY % sm90::kSwizzleAtomBytes, 0);
+  EXPECT_EQ(Cfg::kStagingBytes % sm90::kSwizzleAtomBytes, 0);
+}
+
+// Stage counts as docs/perf.md states them (the 227 KB opt-in budget).
+TEST(Sm90Plan, SharedMemoryBudgetPerTile) {
+  expect_fits<Tile::kLarge>(6);
+  expect_fits<Tile::kLargeBlock>(5);
+  expect_fits<Tile::kWide>(4);
+  expect_fits<Tile::kWideBlock>(3);
+  expect_fits<Tile::kSmall>(8);
+  expect_fits<Tile::kSmallBlock>(8);
+}
+
+}  // namespace
