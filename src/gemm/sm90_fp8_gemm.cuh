@@ -10,8 +10,10 @@
 // Swapping lets N fill the 64-row wgmma M side when M is small (decode).
 //
 // Thread block: 3 warpgroups. Warpgroup 0 is the producer (one thread issues
-// TMA); warpgroups 1 and 2 are consumers, each owning half of the tile's
-// kernel rows (one or two wgmma m64 sub-tiles) and all BN columns.
+// TMA; in block-scale tiles its warp 1, the scale warp, copies each K block's
+// scales into the stage); warpgroups 1 and 2 are consumers, each owning half
+// of the tile's kernel rows (one or two wgmma m64 sub-tiles) and all BN
+// columns. The tile configurations are in sm90_fp8_gemm_traits.hpp.
 //
 // Block scales (1x128 on A, 128x128 on B): each 128-deep K block's wgmma sum
 // is promoted into an f32 master accumulator with the two scales of that K
@@ -673,7 +675,6 @@ __device__ __forceinline__ void consume(const Sm90Args& p, const CUtensorMap* tm
       // 8192^3: ptxas moved the loads next to the scales' uses or put them
       // on the scoreboard those uses waited for, so each K block waited for
       // an L2 round trip.
-      const int row_in_tile = f.row0 - w.tx * Cfg::kBlockM, col_in_tile = f.col0 - w.ty * BN;
       for (int i = 0; i < nkb; ++i) {
         wait_barrier(&full[stage], phase);
         BlockFactors<T> fac;
