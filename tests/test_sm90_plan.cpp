@@ -20,8 +20,6 @@ namespace {
 constexpr int kH200Sms = 132;
 constexpr size_t kAnyWorkspace = SIZE_MAX;
 
-int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 std::string label(int m, int n, int k, bool block, int sms, size_t ws) {
   return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + (block ? " block" : "") +
          " sms=" + std::to_string(sms) + " ws=" + (ws == SIZE_MAX ? std::string("any") : std::to_string(ws));
@@ -45,7 +43,7 @@ void expect_consistent(const Plan& p, int m, int n, int k, bool block, int sms, 
   EXPECT_GE(p.group_x, 1);
   EXPECT_LE(p.group_x, std::min(p.tiles_x, sm90::kGroupX));
   // K splits: every split has K blocks, together exactly all of them.
-  EXPECT_EQ(p.k_blocks, cdiv(k, sm90::kBlockK));
+  EXPECT_EQ(p.k_blocks, fp8kit::ceil_div(k, sm90::kBlockK));
   ASSERT_GE(p.splits, 1);
   EXPECT_GE(int64_t{p.kb_per_split} * p.splits, p.k_blocks);
   EXPECT_LT(int64_t{p.kb_per_split} * (p.splits - 1), p.k_blocks);
@@ -120,7 +118,7 @@ TEST(Sm90Plan, WideTilesOnlyOnAFullGridAndNeverSplit) {
           const Plan p = sm90::make_plan(m, n, k, block, kH200Sms, kAnyWorkspace);
           if (p.tile != Tile::kWide && p.tile != Tile::kWideBlock) continue;
           SCOPED_TRACE(label(m, n, k, block, kH200Sms, kAnyWorkspace));
-          EXPECT_GE(cdiv(m, 128) * cdiv(n, 128), kH200Sms);
+          EXPECT_GE(fp8kit::ceil_div(m, 128) * fp8kit::ceil_div(n, 128), kH200Sms);
           EXPECT_EQ(p.splits, 1);
         }
 }

@@ -144,19 +144,14 @@ inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size
   const Plan w1 = plan_for(wide, 1, m, n, k, sm_count, 0);
   const int64_t large_tiles = int64_t{l1.tiles_x} * l1.tiles_y;
   const int64_t wide_tiles = int64_t{w1.tiles_x} * w1.tiles_y;
-  if (large_tiles >= sm_count && block_scales)
-    return static_cast<double>(waves_of(wide_tiles, sm_count)) * kWideBlockCostBlockScales <
-                   static_cast<double>(waves_of(large_tiles, sm_count))
-               ? w1
-               : l1;
   if (large_tiles >= sm_count) {
-    auto makespan = [&](int64_t tiles, double block_cost, double overhead) {
-      return static_cast<double>(waves_of(tiles, sm_count)) * (k_blocks * block_cost + overhead);
-    };
-    return makespan(wide_tiles, kWideBlockCost, kWideTileOverhead) <
-                   makespan(large_tiles, kLargeBlockCost, kLargeTileOverhead)
-               ? w1
-               : l1;
+    const double large_waves = static_cast<double>(waves_of(large_tiles, sm_count));
+    const double wide_waves = static_cast<double>(waves_of(wide_tiles, sm_count));
+    const bool wide_wins =
+        block_scales ? wide_waves * kWideBlockCostBlockScales < large_waves
+                     : wide_waves * (k_blocks * kWideBlockCost + kWideTileOverhead) <
+                           large_waves * (k_blocks * kLargeBlockCost + kLargeTileOverhead);
+    return wide_wins ? w1 : l1;
   }
   const int splits =
       std::max(1, std::min(static_cast<int>(sm_count / large_tiles), k_blocks / kMinSplitKBlocksLarge));
