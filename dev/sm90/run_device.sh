@@ -1,6 +1,6 @@
 #!/bin/bash
 # One device call: correctness, sanitizers, timing. Results under $OUT.
-# Usage: tests/sm90/run_device.sh <harness> [steps...]  (steps: check sanitize race bench ncu)
+# Usage: dev/sm90/run_device.sh <harness> [steps...]  (steps: check sanitize race bench ncu)
 H=$1; shift
 set -o pipefail
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv | tee $OUT/gpu.txt
