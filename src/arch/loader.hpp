@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "arch/config.hpp"
@@ -27,6 +28,14 @@ struct Image {
   ImageKind kind;
   int arch;  // capability units: 120 for sm_120 / compute_120
   Variant variant;
+
+  // "sm_90a", "compute_120": the name nvcc and cuobjdump use.
+  std::string name() const {
+    std::string s = (kind == ImageKind::Sass ? "sm_" : "compute_") + std::to_string(arch);
+    if (variant == Variant::ArchSpecific) s += 'a';
+    if (variant == Variant::FamilySpecific) s += 'f';
+    return s;
+  }
 };
 
 // The capabilities an image can run on, as a range.

@@ -1,15 +1,38 @@
-// Device discovery and pointer checks shared by the entry points.
+// The device an entry point launches on: its properties (read once per device)
+// and the check that a pointer is memory it can read.
 #pragma once
 
+#include <initializer_list>
+
 #include "fp8kit/fp8kit.h"
-#include "gemm/gemm_params.hpp"
 
 namespace fp8kit {
+
+// Device ordinals the property cache holds; a higher ordinal is refused.
+constexpr int kMaxDevices = 64;
+
+struct DeviceInfo {
+  int device = 0;
+  int cap = 0;  // 10 * major + minor
+  int sm_count = 0;
+  int smem_per_block_optin = 0;  // bytes: 101,376 on every SM12x part, 232,448 on Hopper
+  int smem_per_sm = 0;
+  int l2_bytes = 0;
+  char name[256] = {};
+};
 
 // The current device's properties (read once per device).
 fp8kit_status current_device(const DeviceInfo** out);
 
 // `ptr` (may be null) must be device-visible memory of `device`.
 fp8kit_status check_device_pointer(const char* name, const void* ptr, int device);
+
+struct NamedPointer {
+  const char* name;  // the argument's name, as the error message gives it
+  const void* ptr;
+};
+
+// check_device_pointer on each, in order; the first failure is returned.
+fp8kit_status check_device_pointers(std::initializer_list<NamedPointer> pointers, int device);
 
 }  // namespace fp8kit

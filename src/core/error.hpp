@@ -9,4 +9,11 @@ namespace fp8kit {
 fp8kit_status fail(fp8kit_status status, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 void clear_error();
 
+// Returns the status of `expr` from the calling function unless it is SUCCESS.
+#define FP8KIT_RETURN_IF_FAILED(expr)                                 \
+  do {                                                                \
+    const fp8kit_status fp8kit_status_ = (expr);                      \
+    if (fp8kit_status_ != FP8KIT_STATUS_SUCCESS) return fp8kit_status_; \
+  } while (0)
+
 }  // namespace fp8kit

@@ -1,16 +1,19 @@
-// The validated GEMM problem as kernels receive it (by value, in the kernel
-// parameter space). Everything here has passed core/api.cpp's checks.
+// What a GEMM path receives: the validated problem as kernels take it (by
+// value, in the kernel parameter space; everything here has passed
+// api/validate.cpp's checks), the device (core/device.hpp) and the per-call
+// launch settings (core/launch_env.hpp).
 #pragma once
 
 #include <cstdint>
 
+#include "core/device.hpp"
+#include "core/launch_env.hpp"
+#include "core/math.hpp"
 #include "fp8kit/fp8kit.h"
 
 namespace fp8kit {
 
 constexpr int kScaleBlock = 128;  // block-scale granularity along K (and N for B)
-
-constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Scales each mode needs (fp8kit.h gives the layouts). Callers pass checked
 // modes; anything else needs none.
@@ -42,24 +45,6 @@ struct GemmParams {
   const float* b_scale;
   const void* bias;  // nullptr: none
   fp8kit_dtype bias_type;
-};
-
-// What the host knows about the device it launches on (read once per device).
-struct DeviceInfo {
-  int device = 0;
-  int cap = 0;  // 10 * major + minor
-  int sm_count = 0;
-  int smem_per_block_optin = 0;  // bytes: 101,376 on every SM12x part
-  int smem_per_sm = 0;
-  int l2_bytes = 0;
-  char name[256] = {};
-};
-
-// Per-call launch settings derived from fp8kit_gemm_options.
-struct LaunchEnv {
-  bool checked = false;
-  void* workspace = nullptr;
-  size_t workspace_size = 0;
 };
 
 }  // namespace fp8kit

@@ -9,7 +9,9 @@
 
 #include <cinttypes>
 
+#include "core/arg_checks.hpp"
 #include "core/device.hpp"
+#include "core/dtype.hpp"
 #include "core/enums.hpp"
 #include "core/error.hpp"
 #include "quant/quantize.cuh"
@@ -19,10 +21,6 @@ namespace {
 
 using quant::QuantParams;
 using KernelFn = void (*)(QuantParams);
-
-constexpr int kKMultiple = 16;
-constexpr int kAlign = 16;
-constexpr float kE4m3Max = 448.f, kE5m2Max = 57344.f;
 
 template <fp8kit_dtype TX, fp8kit_dtype TQ>
 KernelFn pick_mode(fp8kit_scale_mode m) {
@@ -46,60 +44,54 @@ KernelFn pick(fp8kit_dtype x, fp8kit_dtype q, fp8kit_scale_mode m) {
   }
 }
 
-bool aligned(const void* p, int bytes) { return reinterpret_cast<uintptr_t>(p) % bytes == 0; }
-
-fp8kit_status validate(const fp8kit_quantize_desc* d) {
-  if (!d) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "desc is NULL");
-  if (d->m < 1 || d->m > INT32_MAX)
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "m = %" PRId64 ": must be in [1, 2^31 - 1]", d->m);
-  if (d->k < kKMultiple || d->k > INT32_MAX || d->k % kKMultiple)
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "k = %" PRId64 ": must be a multiple of 16, at least 16", d->k);
-  const int x_type = raw(d->x_type), q_type = raw(d->q_type), mode = raw(d->mode);
-  if (x_type != FP8KIT_DTYPE_BF16 && x_type != FP8KIT_DTYPE_F16 && x_type != FP8KIT_DTYPE_F32)
+fp8kit_status check_types(const fp8kit_quantize_desc& d) {
+  const int x_type = raw(d.x_type), q_type = raw(d.q_type), mode = raw(d.mode);
+  if (!is_wide(x_type))
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "x_type = %s: must be bf16, f16 or f32", dtype_text(x_type).c_str());
-  if (q_type != FP8KIT_DTYPE_E4M3 && q_type != FP8KIT_DTYPE_E5M2)
+  if (!is_fp8(q_type))
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "q_type = %s: must be e4m3 or e5m2", dtype_text(q_type).c_str());
   if (mode != FP8KIT_SCALE_TENSOR && mode != FP8KIT_SCALE_ROW && mode != FP8KIT_SCALE_BLOCK)
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "mode = %s: must be TENSOR, ROW or BLOCK", scale_mode_text(mode).c_str());
-  if (!d->x) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "x is NULL");
-  if (!d->q) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "q is NULL");
-  if (!d->scale) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "scale is NULL");
-  const int xb = x_type == FP8KIT_DTYPE_F32 ? 4 : 2;
-  if (d->ldx < d->k || (d->ldx * xb) % kAlign)
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "ldx = %" PRId64 ": must be >= k and ldx * %d bytes a multiple of 16",
-                d->ldx, xb);
-  if (d->ldq < d->k || d->ldq % kAlign)
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "ldq = %" PRId64 ": must be >= k and a multiple of 16", d->ldq);
-  if (!aligned(d->x, kAlign)) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "x = %p: must be 16-byte aligned", d->x);
-  if (!aligned(d->q, kAlign)) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "q = %p: must be 16-byte aligned", d->q);
-  if (!aligned(d->scale, sizeof(float)))
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "scale = %p: must be 4-byte aligned", static_cast<void*>(d->scale));
-  if (d->rms_weight && !aligned(d->rms_weight, xb))
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "rms_weight = %p: must be %d-byte aligned", d->rms_weight, xb);
-  if (d->rms_weight && !(d->eps >= 0.f))
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "eps = %g: must be >= 0", static_cast<double>(d->eps));
-  const auto lo = reinterpret_cast<uintptr_t>(d->q);
-  const uintptr_t hi = lo + static_cast<uintptr_t>((d->m - 1) * d->ldq + d->k);
-  const auto xlo = reinterpret_cast<uintptr_t>(d->x);
-  const uintptr_t xhi = xlo + static_cast<uintptr_t>(((d->m - 1) * d->ldx + d->k) * xb);
-  if (lo < xhi && xlo < hi) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "q overlaps x");
   return FP8KIT_STATUS_SUCCESS;
 }
 
+// Pointers, pitches, alignment, eps and aliasing (types checked).
+fp8kit_status check_buffers(const fp8kit_quantize_desc& d) {
+  FP8KIT_RETURN_IF_FAILED(check_not_null("x", d.x));
+  FP8KIT_RETURN_IF_FAILED(check_not_null("q", d.q));
+  FP8KIT_RETURN_IF_FAILED(check_not_null("scale", d.scale));
+  const int x_bytes = dtype_bytes(d.x_type);
+  if (d.ldx < d.k || (d.ldx * x_bytes) % kBaseAlign)
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "ldx = %" PRId64 ": must be >= k and ldx * %d bytes a multiple of 16",
+                d.ldx, x_bytes);
+  if (d.ldq < d.k || d.ldq % kBaseAlign)
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "ldq = %" PRId64 ": must be >= k and a multiple of 16", d.ldq);
+  FP8KIT_RETURN_IF_FAILED(check_aligned("x", d.x, kBaseAlign));
+  FP8KIT_RETURN_IF_FAILED(check_aligned("q", d.q, kBaseAlign));
+  FP8KIT_RETURN_IF_FAILED(check_aligned("scale", d.scale, sizeof(float)));
+  if (d.rms_weight) FP8KIT_RETURN_IF_FAILED(check_aligned("rms_weight", d.rms_weight, x_bytes));
+  if (d.rms_weight && !(d.eps >= 0.f))
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "eps = %g: must be >= 0", static_cast<double>(d.eps));
+  const ByteSpan q = span_of("q", d.q, (d.m - 1) * d.ldq + d.k);
+  const ByteSpan x = span_of("x", d.x, ((d.m - 1) * d.ldx + d.k) * x_bytes);
+  if (overlaps(q, x)) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "q overlaps x");
+  return FP8KIT_STATUS_SUCCESS;
+}
+
+fp8kit_status validate(const fp8kit_quantize_desc* d) {
+  if (!d) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "desc is NULL");
+  FP8KIT_RETURN_IF_FAILED(check_extent("m", d->m));
+  FP8KIT_RETURN_IF_FAILED(check_k(d->k));
+  FP8KIT_RETURN_IF_FAILED(check_types(*d));
+  return check_buffers(*d);
+}
+
 fp8kit_status quantize(const fp8kit_quantize_desc* d, cudaStream_t stream) {
-  fp8kit_status s = validate(d);
-  if (s != FP8KIT_STATUS_SUCCESS) return s;
+  FP8KIT_RETURN_IF_FAILED(validate(d));
   const DeviceInfo* dev = nullptr;
-  s = current_device(&dev);
-  if (s != FP8KIT_STATUS_SUCCESS) return s;
-  const struct {
-    const char* name;
-    const void* ptr;
-  } pointers[] = {{"x", d->x}, {"q", d->q}, {"scale", d->scale}, {"rms_weight", d->rms_weight}};
-  for (const auto& p : pointers) {
-    s = check_device_pointer(p.name, p.ptr, dev->device);
-    if (s != FP8KIT_STATUS_SUCCESS) return s;
-  }
+  FP8KIT_RETURN_IF_FAILED(current_device(&dev));
+  FP8KIT_RETURN_IF_FAILED(check_device_pointers(
+      {{"x", d->x}, {"q", d->q}, {"scale", d->scale}, {"rms_weight", d->rms_weight}}, dev->device));
   QuantParams p{};
   p.m = static_cast<int>(d->m);
   p.k = static_cast<int>(d->k);
@@ -108,7 +100,7 @@ fp8kit_status quantize(const fp8kit_quantize_desc* d, cudaStream_t stream) {
   p.q = static_cast<uint8_t*>(d->q);
   p.ldq = d->ldq;
   p.scale = d->scale;
-  p.w = d->rms_weight;
+  p.rms_weight = d->rms_weight;
   p.eps = d->eps;
   p.fp8_max = d->q_type == FP8KIT_DTYPE_E5M2 ? kE5m2Max : kE4m3Max;
   const KernelFn fn = pick(d->x_type, d->q_type, d->mode);

@@ -34,7 +34,7 @@ struct QuantParams {
   uint8_t* q;
   int64_t ldq;  // bytes
   float* scale;
-  const void* w;  // RMSNorm weight or nullptr
+  const void* rms_weight;  // [k] RMSNorm weight, or nullptr: none
   float eps;
   float fp8_max;
 };
@@ -68,13 +68,13 @@ __global__ void __launch_bounds__(kThreads) quantize_kernel(const QuantParams p)
   const int row = blockIdx.x;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int64_t xo = static_cast<int64_t>(row) * p.ldx;
-  auto y_raw = [&](int k) {  // x * w, before the row's 1/rms
+  auto y_raw = [&](int k) {  // x * rms_weight, before the row's 1/rms
     const float v = load_x<TX>(p.x, xo + k);
-    return p.w ? v * load_x<TX>(p.w, k) : v;
+    return p.rms_weight ? v * load_x<TX>(p.rms_weight, k) : v;
   };
 
   float inv_rms = 1.f, row_amax = 0.f;
-  if (p.w || kMode == FP8KIT_SCALE_ROW) {
+  if (p.rms_weight || kMode == FP8KIT_SCALE_ROW) {
     float sum = 0.f, amax = 0.f;
     for (int k = threadIdx.x; k < p.k; k += kThreads) {
       const float v = load_x<TX>(p.x, xo + k);
@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(kThreads) quantize_kernel(const QuantParams p)
     sum = 0.f;
     amax = 0.f;
     for (int w = 0; w < kThreads / 32; ++w) sum += red_sum[w], amax = fmaxf(amax, red_max[w]);
-    if (p.w) inv_rms = rsqrtf(sum / p.k + p.eps);
+    if (p.rms_weight) inv_rms = rsqrtf(sum / p.k + p.eps);
     row_amax = amax * inv_rms;
   }
 

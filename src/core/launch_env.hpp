@@ -1,0 +1,15 @@
+// Per-call launch settings a kernel path receives, derived from
+// fp8kit_gemm_options by the entry point.
+#pragma once
+
+#include <cstddef>
+
+namespace fp8kit {
+
+struct LaunchEnv {
+  bool checked = false;  // synchronise around the launch to attribute faults
+  void* workspace = nullptr;
+  size_t workspace_size = 0;
+};
+
+}  // namespace fp8kit
