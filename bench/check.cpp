@@ -93,7 +93,7 @@ Expected expected_values(const SampleSet& s, const HostOperands& ops, fp8kit_dty
           g.a_scale = ops.a_scale.data();
           g.b_scale = ops.b_scale.data();
           break;
-        case Mode::Channel:
+        case Mode::TokenChannel:
           g.a_scale = &ops.a_scale[row];
           g.b_scale = &ops.b_scale[col];
           break;

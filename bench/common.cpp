@@ -11,17 +11,21 @@ void throw_cuda(cudaError_t err, const char* what, const char* file, int line) {
   throw CudaFailure(msg);
 }
 
-const char* mode_name(Mode mode) {
+namespace {
+constexpr Mode kModes[] = {Mode::Tensor, Mode::TokenChannel, Mode::Block};
+}  // namespace
+
+const fp8kit::tools::ScaleConfig& scale_config(Mode mode) {
   switch (mode) {
-    case Mode::Tensor: return "tensor";
-    case Mode::Channel: return "channel";
-    case Mode::Block: return "block";
+    case Mode::Tensor: return fp8kit::tools::kTensor;
+    case Mode::TokenChannel: return fp8kit::tools::kTokenChannel;
+    case Mode::Block: break;
   }
-  return "?";
+  return fp8kit::tools::kBlock;
 }
 
 bool parse_mode(const std::string& text, Mode* mode) {
-  for (Mode m : {Mode::Tensor, Mode::Channel, Mode::Block}) {
+  for (Mode m : kModes) {
     if (text == mode_name(m)) {
       *mode = m;
       return true;
@@ -30,22 +34,10 @@ bool parse_mode(const std::string& text, Mode* mode) {
   return false;
 }
 
-fp8kit_scale_mode a_scale_mode(Mode mode) {
-  switch (mode) {
-    case Mode::Tensor: return FP8KIT_SCALE_TENSOR;
-    case Mode::Channel: return FP8KIT_SCALE_ROW;
-    case Mode::Block: return FP8KIT_SCALE_BLOCK;
-  }
-  return FP8KIT_SCALE_NONE;
-}
-
-fp8kit_scale_mode b_scale_mode(Mode mode) {
-  switch (mode) {
-    case Mode::Tensor: return FP8KIT_SCALE_TENSOR;
-    case Mode::Channel: return FP8KIT_SCALE_COL;
-    case Mode::Block: return FP8KIT_SCALE_BLOCK;
-  }
-  return FP8KIT_SCALE_NONE;
+std::string mode_names() {
+  std::string s;
+  for (Mode m : kModes) s += (s.empty() ? "" : ", ") + std::string(mode_name(m));
+  return s;
 }
 
 }  // namespace fp8bench

@@ -1,5 +1,5 @@
 // Shared pieces of fp8kit_bench: exit codes, error types, the scale modes it
-// compares, and small helpers.
+// compares, and the helpers it takes from fp8kit's single definitions.
 #pragma once
 
 #include <cstdint>
@@ -8,16 +8,20 @@
 
 #include <cuda_runtime_api.h>
 
+#include "core/dtype.hpp"
+#include "core/math.hpp"
 #include "fp8kit/fp8kit.h"
-#include "reference/fp8_codec.hpp"
+#include "gemm/gemm_params.hpp"
+#include "tools/exit_codes.hpp"
+#include "tools/scale_configs.hpp"
 
 namespace fp8bench {
 
-// Process exit codes (docs/bench.md).
-constexpr int kExitOk = 0;
-constexpr int kExitCheckFailed = 1;
-constexpr int kExitBadArgs = 2;
-constexpr int kExitCudaError = 3;
+// Process exit codes (docs/bench.md): a failed sampled check is a finding.
+using fp8kit::tools::kExitBadInput;
+using fp8kit::tools::kExitCuda;
+using fp8kit::tools::kExitFindings;
+using fp8kit::tools::kExitOk;
 
 // A CUDA, cuBLASLt or fp8kit call failed in a way the run cannot continue
 // from (exit code 3).
@@ -40,23 +44,24 @@ void throw_cuda(cudaError_t err, const char* what, const char* file, int line);
   } while (0)
 
 // The scale configurations the bench compares, each one fp8kit mode pair and
-// the matching cuBLASLt pair.
+// the matching cuBLASLt pair; named as tools/scale_configs.hpp names them.
 enum class Mode {
-  Tensor,   // A TENSOR x B TENSOR      | SCALAR_32F x SCALAR_32F
-  Channel,  // A ROW (per token) x B COL (per channel) | OUTER_VEC_32F x OUTER_VEC_32F
-  Block     // A 1x128 BLOCK x B 128x128 BLOCK | VEC128_32F x BLK128x128_32F
+  Tensor,        // A TENSOR x B TENSOR      | SCALAR_32F x SCALAR_32F
+  TokenChannel,  // A ROW (per token) x B COL (per channel) | OUTER_VEC_32F x OUTER_VEC_32F
+  Block          // A 1x128 BLOCK x B 128x128 BLOCK | VEC128_32F x BLK128x128_32F
 };
 
-const char* mode_name(Mode mode);
+const fp8kit::tools::ScaleConfig& scale_config(Mode mode);
+inline const char* mode_name(Mode mode) { return scale_config(mode).name; }
+inline fp8kit_scale_mode a_scale_mode(Mode mode) { return scale_config(mode).a; }
+inline fp8kit_scale_mode b_scale_mode(Mode mode) { return scale_config(mode).b; }
 bool parse_mode(const std::string& text, Mode* mode);
-fp8kit_scale_mode a_scale_mode(Mode mode);
-fp8kit_scale_mode b_scale_mode(Mode mode);
+// "tensor, token-channel, block": what --modes takes.
+std::string mode_names();
 
-constexpr int64_t kScaleBlock = 128;  // K (and N for B) extent of one block scale
-
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-inline int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
-
-using fp8kit::ref::dtype_bytes;
+using fp8kit::ceil_div;
+using fp8kit::dtype_bytes;
+using fp8kit::kScaleBlock;  // K (and N for B) extent of one block scale
+using fp8kit::round_up;
 
 }  // namespace fp8bench

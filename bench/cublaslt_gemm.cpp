@@ -85,7 +85,7 @@ bool CublasLtGemm::prepare(const LtProblem& p, std::string* why) {
   cublasLtMatmulMatrixScale_t lt_b_mode = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
   switch (p.mode) {
     case Mode::Tensor: break;
-    case Mode::Channel:
+    case Mode::TokenChannel:
       lt_a_mode = lt_b_mode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
       break;
     case Mode::Block:

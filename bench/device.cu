@@ -63,7 +63,7 @@ __global__ void spin_until_released(volatile int* flag, volatile int* timed_out,
 void fill_normal_e4m3(uint8_t* dst, size_t count, uint64_t seed, cudaStream_t stream) {
   if (count == 0) return;
   const size_t pairs = (count + 1) / 2;
-  const int blocks = static_cast<int>(std::min<size_t>((pairs + kFillThreads - 1) / kFillThreads, kFillMaxBlocks));
+  const int blocks = static_cast<int>(std::min<int64_t>(ceil_div(static_cast<int64_t>(pairs), kFillThreads), kFillMaxBlocks));
   fill_normal_e4m3_kernel<<<blocks, kFillThreads, 0, stream>>>(dst, count, seed);
   BENCH_CUDA(cudaGetLastError());
 }

@@ -29,6 +29,7 @@
 #include "reference/fp8_codec.hpp"
 #include "report.hpp"
 #include "suite.hpp"
+#include "tools/path_names.hpp"
 
 namespace fp8bench {
 namespace {
@@ -53,7 +54,7 @@ constexpr int kPoisonByte = 0xFF;   // NaN in bf16, f16 and f32
 
 struct Options {
   std::string suite = "bench/shapes.json";
-  std::vector<std::string> modes = {"tensor", "channel", "block"};
+  std::vector<std::string> modes = {"tensor", "token-channel", "block"};
   std::string out_dtype = "bf16";
   std::string path;  // empty: fp8kit's default (AUTO, or FP8KIT_PATH)
   std::string json;
@@ -82,7 +83,7 @@ Config configure(const Options& opt) {
   c.opt = opt;
   for (const std::string& m : opt.modes) {
     Mode mode;
-    if (!parse_mode(m, &mode)) throw BadArgs("unknown mode '" + m + "' (tensor, channel, block)");
+    if (!parse_mode(m, &mode)) throw BadArgs("unknown mode '" + m + "' (" + mode_names() + ")");
     if (std::find(c.modes.begin(), c.modes.end(), mode) == c.modes.end()) c.modes.push_back(mode);
   }
   if (opt.out_dtype == "bf16") c.d_type = FP8KIT_DTYPE_BF16;
@@ -91,17 +92,8 @@ Config configure(const Options& opt) {
   else throw BadArgs("--out-dtype must be bf16, f16 or f32");
   if (!opt.path.empty()) {
     c.path_given = true;
-    const std::pair<const char*, fp8kit_path> paths[] = {{"auto", FP8KIT_PATH_AUTO},
-                                                         {"sm90_wgmma", FP8KIT_PATH_SM90_WGMMA},
-                                                         {"sm89_mma", FP8KIT_PATH_SM89_MMA},
-                                                         {"sm75_hmma", FP8KIT_PATH_SM75_HMMA}};
-    bool found = false;
-    for (const auto& [name, id] : paths)
-      if (opt.path == name) {
-        c.path = id;
-        found = true;
-      }
-    if (!found) throw BadArgs("--path must be auto, sm90_wgmma, sm89_mma or sm75_hmma");
+    if (!fp8kit::tools::parse_path(opt.path, &c.path))
+      throw BadArgs("--path must be auto, sm90_wgmma, sm89_mma or sm75_hmma");
   }
   c.run_fp8kit = std::find(opt.libs.begin(), opt.libs.end(), "fp8kit") != opt.libs.end();
   c.run_cublaslt = std::find(opt.libs.begin(), opt.libs.end(), "cublaslt") != opt.libs.end();
@@ -221,7 +213,7 @@ class Bench {
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (failures_) {
       std::printf("FAIL: %d configuration(s) failed the sampled check\n", failures_);
-      return kExitCheckFailed;
+      return kExitFindings;
     }
     return kExitOk;
   }
@@ -274,7 +266,7 @@ class Bench {
           host.a_scale = random_scales(1, rng);
           host.b_scale = random_scales(1, rng);
           break;
-        case Mode::Channel:
+        case Mode::TokenChannel:
           host.a_scale = random_scales(s.m, rng);
           host.b_scale = random_scales(s.n, rng);
           break;
@@ -537,7 +529,7 @@ int main(int argc, char** argv) {
   Options opt;
   CLI::App app{"fp8kit_bench: fp8kit against cuBLASLt on the LLM GEMM suite (docs/bench.md)"};
   app.add_option("--suite", opt.suite, "suite file")->capture_default_str();
-  app.add_option("--modes", opt.modes, "scale modes: tensor,channel,block")->delimiter(',')->capture_default_str();
+  app.add_option("--modes", opt.modes, "scale modes: tensor,token-channel,block")->delimiter(',')->capture_default_str();
   app.add_option("--out-dtype", opt.out_dtype, "D dtype: bf16, f16 or f32")->capture_default_str();
   app.add_option("--path", opt.path, "fp8kit path: auto|sm90_wgmma|sm89_mma|sm75_hmma (default: fp8kit's)");
   app.add_option("--json", opt.json, "write results as JSON to this file");
@@ -561,7 +553,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
-    return kExitBadArgs;
+    return kExitBadInput;
   }
   try {
     const Config config = configure(opt);
@@ -569,9 +561,9 @@ int main(int argc, char** argv) {
     return bench.run();
   } catch (const BadArgs& e) {
     std::fprintf(stderr, "fp8kit_bench: %s\n", e.what());
-    return kExitBadArgs;
+    return kExitBadInput;
   } catch (const CudaFailure& e) {
     std::fprintf(stderr, "fp8kit_bench: %s\n", e.what());
-    return kExitCudaError;
+    return kExitCuda;
   }
 }

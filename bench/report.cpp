@@ -94,7 +94,7 @@ ModeSummary summarize(Mode mode, const std::vector<Row>& rows, double copy_gbs) 
 }
 
 void print_header_line() {
-  std::printf("%6s %6s %6s %-7s | %10s %8s %8s | %9s | %11s %8s\n", "M", "N", "K", "mode", "fp8kit us", "TFLOP/s",
+  std::printf("%6s %6s %6s %-13s | %10s %8s %8s | %9s | %11s %8s\n", "M", "N", "K", "mode", "fp8kit us", "TFLOP/s",
               "GB/s", "xcuBLASLt", "cuBLASLt us", "TFLOP/s");
 }
 
@@ -104,7 +104,7 @@ void print_row(const Row& r) {
     std::snprintf(ratio, sizeof ratio, "%9.3f", r.ratio());
   else
     std::snprintf(ratio, sizeof ratio, "%9s", "n/a");
-  std::printf("%6lld %6lld %6lld %-7s | %s %s %s | %s | %s %s", static_cast<long long>(r.shape.m),
+  std::printf("%6lld %6lld %6lld %-13s | %s %s %s | %s | %s %s", static_cast<long long>(r.shape.m),
               static_cast<long long>(r.shape.n), static_cast<long long>(r.shape.k), mode_name(r.mode),
               cell(r.fp8kit, r.fp8kit.us, "%*.1f", 10).c_str(), cell(r.fp8kit, r.fp8kit.tflops, "%*.1f", 8).c_str(),
               cell(r.fp8kit, r.fp8kit.gbs, "%*.0f", 8).c_str(), ratio,
@@ -119,7 +119,7 @@ void print_row(const Row& r) {
 
 void print_summary(const std::vector<ModeSummary>& summaries, double copy_gbs) {
   std::printf("\nSummary over the grid (every M x every (N,K)); best over all rows. Copy roof %.0f GB/s.\n", copy_gbs);
-  std::printf("%-7s | %-26s | %-29s | %s\n", "mode", "geomean xcuBLASLt, M>=512", "best TFLOP/s fp8kit/cuBLASLt",
+  std::printf("%-13s | %-26s | %-29s | %s\n", "mode", "geomean xcuBLASLt, M>=512", "best TFLOP/s fp8kit/cuBLASLt",
               "decode M<=16 GB/s (of copy) fp8kit / cuBLASLt");
   for (const ModeSummary& s : summaries) {
     char ratio[48];
@@ -133,7 +133,7 @@ void print_summary(const std::vector<ModeSummary>& summaries, double copy_gbs) {
                     100.0 * s.fp8kit_decode_fraction, s.cublaslt_decode_gbs, 100.0 * s.cublaslt_decode_fraction);
     else
       std::snprintf(decode, sizeof decode, "n/a");
-    std::printf("%-7s | %-26s | %8.1f / %-18.1f | %s\n", mode_name(s.mode), ratio, s.fp8kit_best_tflops,
+    std::printf("%-13s | %-26s | %8.1f / %-18.1f | %s\n", mode_name(s.mode), ratio, s.fp8kit_best_tflops,
                 s.cublaslt_best_tflops, decode);
   }
 }

@@ -5,20 +5,20 @@
 
 #include <functional>
 
+#include "tools/exit_codes.hpp"
+
 namespace CLI {
 class App;
 }
 
 namespace fp8kit::cli {
 
-// Exit codes, the same for every command.
-enum ExitCode : int {
-  kExitOk = 0,        // clean: nothing found, every check passed
-  kExitFindings = 1,  // the command ran and found a problem (a trap stub, a wrong result, ...)
-  kExitBadInput = 2,  // usage error or unreadable input, with the reason on stderr
-  kExitCuda = 3,      // the GPU or CUDA failed
-  kExitUnsupported = 4,  // this GPU cannot run what was asked (the message says why)
-};
+// Exit codes, the same for every command (tools/exit_codes.hpp).
+using tools::kExitBadInput;
+using tools::kExitCuda;
+using tools::kExitFindings;
+using tools::kExitOk;
+using tools::kExitUnsupported;
 
 // A parsed command's work; set by the command's parse callback.
 using Action = std::function<int()>;

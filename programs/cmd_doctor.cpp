@@ -11,8 +11,11 @@
 
 #include "audit/audit.hpp"
 #include "cli.hpp"
+#include "cmd_info.hpp"
+#include "core/enums.hpp"
 #include "devices.hpp"
 #include "gemm_run.hpp"
+#include "tools/scale_configs.hpp"
 
 namespace fp8kit::cli {
 namespace {
@@ -26,12 +29,11 @@ const char* const kSelfKernels = "fp8_gemm";
 
 nlohmann::json check_gpus(const std::vector<Gpu>& gpus) {
   nlohmann::json out = nlohmann::json::array();
-  const fp8kit_path paths[] = {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA, FP8KIT_PATH_SM89_MMA, FP8KIT_PATH_SM75_HMMA};
   for (const Gpu& g : gpus) {
     cudaSetDevice(g.index);
     nlohmann::json runs = nlohmann::json::array();
-    for (const ScaleConfig& sc : scale_configs()) {
-      for (fp8kit_path p : paths) {
+    for (const tools::ScaleConfig& sc : tools::kReportedConfigs) {
+      for (fp8kit_path p : kAllPaths) {
         GemmRun run;
         run.spec = ref::GemmCase{kM, kN, kK};
         run.spec.a_mode = sc.a;

@@ -8,6 +8,8 @@
 
 #include "cli.hpp"
 #include "gemm_run.hpp"
+#include "tools/path_names.hpp"
+#include "tools/scale_configs.hpp"
 
 namespace fp8kit::cli {
 namespace {
@@ -22,17 +24,6 @@ struct Options {
 const std::map<std::string, fp8kit_dtype> kDtypes{{"e4m3", FP8KIT_DTYPE_E4M3}, {"e5m2", FP8KIT_DTYPE_E5M2},
                                                   {"bf16", FP8KIT_DTYPE_BF16}, {"f16", FP8KIT_DTYPE_F16},
                                                   {"f32", FP8KIT_DTYPE_F32}};
-const std::map<std::string, std::pair<fp8kit_scale_mode, fp8kit_scale_mode>> kScales{
-    {"none", {FP8KIT_SCALE_NONE, FP8KIT_SCALE_NONE}},
-    {"tensor", {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR}},
-    {"token-channel", {FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL}},
-    {"token", {FP8KIT_SCALE_ROW, FP8KIT_SCALE_TENSOR}},
-    {"channel", {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_COL}},
-    {"block", {FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK}}};
-const std::map<std::string, fp8kit_path> kPaths{{"auto", FP8KIT_PATH_AUTO},
-                                                {"sm90_wgmma", FP8KIT_PATH_SM90_WGMMA},
-                                                {"sm89_mma", FP8KIT_PATH_SM89_MMA},
-                                                {"sm75_hmma", FP8KIT_PATH_SM75_HMMA}};
 
 int execute(const Options& o) {
   GemmRun run;
@@ -40,11 +31,12 @@ int execute(const Options& o) {
   run.spec.a_type = kDtypes.at(o.a);
   run.spec.b_type = kDtypes.at(o.b);
   run.spec.d_type = kDtypes.at(o.out);
-  run.spec.a_mode = kScales.at(o.scales).first;
-  run.spec.b_mode = kScales.at(o.scales).second;
+  const tools::ScaleConfig* scales = tools::find_config(tools::kAllConfigs, o.scales.c_str());
+  run.spec.a_mode = scales->a;
+  run.spec.b_mode = scales->b;
   run.spec.bias = o.bias != "none";
   if (run.spec.bias) run.spec.bias_type = kDtypes.at(o.bias);
-  run.path = kPaths.at(o.path);
+  tools::parse_path(o.path, &run.path);  // checked by CLI11 against tools::path_names()
   run.iters = o.iters;
   nlohmann::json r;
   try {
@@ -75,10 +67,9 @@ int execute(const Options& o) {
   return r["ok"].get<bool>() ? kExitOk : kExitFindings;
 }
 
-template <typename Map>
-std::vector<std::string> keys(const Map& m) {
+std::vector<std::string> scale_config_names() {
   std::vector<std::string> v;
-  for (const auto& kv : m) v.push_back(kv.first);
+  for (const tools::ScaleConfig& c : tools::kAllConfigs) v.push_back(c.name);
   return v;
 }
 
@@ -93,9 +84,9 @@ void register_gemm(CLI::App& app, Action& action) {
   sub->add_option("--a", o->a, "A dtype")->check(CLI::IsMember({"e4m3", "e5m2"}));
   sub->add_option("--b", o->b, "B dtype")->check(CLI::IsMember({"e4m3", "e5m2"}));
   sub->add_option("--out", o->out, "D dtype")->check(CLI::IsMember({"bf16", "f16", "f32"}));
-  sub->add_option("--scales", o->scales, "scale mode")->check(CLI::IsMember(keys(kScales)));
+  sub->add_option("--scales", o->scales, "scale mode")->check(CLI::IsMember(scale_config_names()));
   sub->add_option("--bias", o->bias, "bias dtype or none")->check(CLI::IsMember({"none", "bf16", "f16", "f32"}));
-  sub->add_option("--path", o->path, "force a kernel path")->check(CLI::IsMember(keys(kPaths)));
+  sub->add_option("--path", o->path, "force a kernel path")->check(CLI::IsMember(tools::path_names()));
   sub->add_option("--iters", o->iters, "timed repetitions (0: no timing)")->check(CLI::NonNegativeNumber);
   sub->add_flag("--json", o->json, "machine-readable output");
   sub->callback([&action, o] { action = [o] { return execute(*o); }; });

@@ -7,6 +7,7 @@
 
 #include "arch/config.hpp"
 #include "cli.hpp"
+#include "cmd_info.hpp"
 #include "devices.hpp"
 
 namespace fp8kit::cli {

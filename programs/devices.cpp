@@ -2,6 +2,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "tools/scale_configs.hpp"
+
 namespace fp8kit::cli {
 
 std::vector<Gpu> list_gpus(std::string* why) {
@@ -26,13 +28,6 @@ std::vector<Gpu> list_gpus(std::string* why) {
   return out;
 }
 
-const std::vector<ScaleConfig>& scale_configs() {
-  static const std::vector<ScaleConfig> v{{"tensor", FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR},
-                                          {"token-channel", FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL},
-                                          {"block", FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK}};
-  return v;
-}
-
 const char* tensor_cores_name(fp8kit_tensor_cores tc) {
   switch (tc) {
     case FP8KIT_TC_NATIVE: return "native FP8";
@@ -45,7 +40,7 @@ const char* tensor_cores_name(fp8kit_tensor_cores tc) {
 
 nlohmann::json paths_for(int major, int minor) {
   nlohmann::json rows = nlohmann::json::array();
-  for (const ScaleConfig& sc : scale_configs()) {
+  for (const tools::ScaleConfig& sc : tools::kReportedConfigs) {
     fp8kit_path_choice c{};
     const fp8kit_status s = fp8kit_choose_path(major, minor, sc.a, sc.b, &c);
     nlohmann::json r{{"scales", sc.name}};

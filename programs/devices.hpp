@@ -1,4 +1,5 @@
-// The GPUs of this machine, as the CLI reports them (I/O; no printing).
+// The GPUs of this machine and the path each would run, as the CLI reports
+// them (I/O; no printing).
 #pragma once
 
 #include <string>
@@ -21,26 +22,14 @@ struct Gpu {
 // Every CUDA GPU; empty with `why` set when there is none or no driver.
 std::vector<Gpu> list_gpus(std::string* why);
 
-// The scale-mode configurations the CLI reports and checks, in order.
-struct ScaleConfig {
-  const char* name;  // "tensor", "token-channel", "block"
-  fp8kit_scale_mode a, b;
-};
-const std::vector<ScaleConfig>& scale_configs();
-
 const char* tensor_cores_name(fp8kit_tensor_cores tc);
 
-// What AUTO picks on a capability for each scale configuration (JSON array).
+// What AUTO picks on a capability for each reported scale configuration
+// (tools/scale_configs.hpp), as a JSON array.
 nlohmann::json paths_for(int major, int minor);
 
 // Capabilities shown when there is no GPU: every released one, one unknown
 // minor, one unknown major, and one too old.
 const std::vector<std::pair<int, int>>& showcase_capabilities();
 
-}  // namespace fp8kit::cli
-
-namespace fp8kit::cli {
-// `fp8kit info`'s data and its text form (doctor prints it too).
-nlohmann::json collect_info();
-void print_info(const nlohmann::json& info);
 }  // namespace fp8kit::cli

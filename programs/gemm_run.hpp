@@ -1,5 +1,7 @@
 // One checked, timed GEMM on random data: shared by `fp8kit gemm` and
 // `fp8kit doctor` (work, no printing).
+#pragma once
+
 #include <string>
 
 #include <nlohmann/json.hpp>

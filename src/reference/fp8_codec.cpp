@@ -124,17 +124,6 @@ uint16_t encode_bf16(float x) {
 
 uint16_t encode_f16(float x) { return static_cast<uint16_t>(encode(kF16, x, false)); }
 
-int dtype_bytes(fp8kit_dtype type) {
-  switch (type) {
-    case FP8KIT_DTYPE_E4M3:
-    case FP8KIT_DTYPE_E5M2: return 1;
-    case FP8KIT_DTYPE_BF16:
-    case FP8KIT_DTYPE_F16: return 2;
-    case FP8KIT_DTYPE_F32: return 4;
-    default: return 0;
-  }
-}
-
 double load_element(fp8kit_dtype type, const void* base, int64_t index) {
   switch (type) {
     case FP8KIT_DTYPE_BF16: return decode_bf16(static_cast<const uint16_t*>(base)[index]);

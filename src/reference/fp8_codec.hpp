@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "core/dtype.hpp"
 #include "fp8kit/fp8kit.h"
 
 namespace fp8kit::ref {
@@ -23,8 +24,8 @@ uint8_t encode_e5m2(double x, bool saturate);
 double decode_fp8(fp8kit_dtype type, uint8_t bits);
 uint8_t encode_fp8(fp8kit_dtype type, double x, bool saturate);
 
-constexpr double kE4m3Max = 448.0;
-constexpr double kE5m2Max = 57344.0;
+constexpr double kE4m3Max = fp8kit::kE4m3Max;
+constexpr double kE5m2Max = fp8kit::kE5m2Max;
 
 // 16-bit formats (round to nearest even, overflow to infinity).
 float decode_bf16(uint16_t bits);
@@ -35,6 +36,6 @@ uint16_t encode_f16(float x);
 // Element of a D or bias buffer of dtype bf16, f16 or f32, as a double.
 double load_element(fp8kit_dtype type, const void* base, int64_t index);
 void store_element(fp8kit_dtype type, void* base, int64_t index, double value);
-int dtype_bytes(fp8kit_dtype type);
+using fp8kit::dtype_bytes;  // core/dtype.hpp
 
 }  // namespace fp8kit::ref
