@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+
+#include "system_info.hpp"
 
 namespace fp8bench {
 namespace {
@@ -173,6 +176,40 @@ nlohmann::ordered_json summary_json(const ModeSummary& s) {
                    {"decode_gbs", s.cublaslt_decode_gbs},
                    {"decode_bw_fraction", s.cublaslt_decode_fraction}};
   return j;
+}
+
+void write_json_file(const std::string& file, const RunRecord& run, const std::vector<ModeSummary>& summaries,
+                     const std::vector<Row>& rows) {
+  nlohmann::ordered_json j;
+  j["tool"] = "fp8kit_bench";
+  j["date"] = utc_now();
+  j["gpu"] = {{"name", run.gpu_name},
+              {"compute_capability", run.compute_capability},
+              {"sms", run.sms},
+              {"l2_bytes", run.l2_bytes},
+              {"memory_bytes", run.memory_bytes}};
+  j["driver_version"] = driver_version();
+  j["cuda_driver_api"] = cuda_version_text(run.cuda_driver_api);
+  j["cuda_runtime"] = cuda_version_text(run.cuda_runtime);
+  j["cublaslt_version"] = run.cublaslt_version;
+  j["fp8kit_version"] = std::to_string(FP8KIT_VERSION_MAJOR) + "." + std::to_string(FP8KIT_VERSION_MINOR) + "." +
+                        std::to_string(FP8KIT_VERSION_PATCH);
+  j["copy_bandwidth_gbs"] = run.copy_gbs;
+  j["config"] = run.config;
+  nlohmann::ordered_json modes = nlohmann::ordered_json::object();
+  for (size_t i = 0; i < summaries.size(); ++i) {
+    auto sj = summary_json(summaries[i]);
+    sj["fp8kit_auto_path"] = run.auto_paths[i];
+    modes[mode_name(summaries[i].mode)] = sj;
+  }
+  j["modes"] = modes;
+  j["failures"] = run.failures;
+  nlohmann::ordered_json row_list = nlohmann::ordered_json::array();
+  for (const Row& r : rows) row_list.push_back(row_json(r));
+  j["rows"] = row_list;
+  std::ofstream out(file);
+  if (!out) throw BadArgs("cannot write " + file);
+  out << j.dump(1) << "\n";
 }
 
 }  // namespace fp8bench

@@ -62,4 +62,21 @@ void print_summary(const std::vector<ModeSummary>& summaries, double copy_gbs);
 nlohmann::ordered_json row_json(const Row& r);
 nlohmann::ordered_json summary_json(const ModeSummary& s);
 
+// What the results file says about the run besides its rows and summaries.
+struct RunRecord {
+  std::string gpu_name, compute_capability;  // "NVIDIA H200", "9.0"
+  int sms = 0;
+  long long l2_bytes = 0, memory_bytes = 0;
+  int cuda_driver_api = 0, cuda_runtime = 0;  // CUDA version numbers (13000)
+  std::string cublaslt_version;
+  double copy_gbs = 0.0;
+  nlohmann::ordered_json config;        // options.hpp config_json, plus the timing warning
+  std::vector<std::string> auto_paths;  // fp8kit's AUTO choice, one per summary
+  int failures = 0;
+};
+
+// Writes the results file (docs/bench.md); throws BadArgs when it cannot.
+void write_json_file(const std::string& file, const RunRecord& run, const std::vector<ModeSummary>& summaries,
+                     const std::vector<Row>& rows);
+
 }  // namespace fp8bench
