@@ -249,25 +249,16 @@ struct F16Mma {
 
 // ---- The kernel ------------------------------------------------------------
 
-template <template <fp8kit_dtype, fp8kit_dtype> class Mma, fp8kit_dtype TA, fp8kit_dtype TB, bool kBlockScale>
-__global__ void __launch_bounds__(Tile::kThreads, 1) fp8_gemm_kernel(const GemmParams p) {
 #if FP8KIT_ARCH_IN(FP8KIT_ARCH_ANY_MIN, FP8KIT_ARCH_END)
-  extern __shared__ __align__(128) uint8_t smem[];
+
+// One CTA tile at (m0, n0) of the problem p: main loop and epilogue. p holds
+// the problem's base pointers and its row / column limits (p.m, p.n). A's
+// block scales of K block kb start at a_scale + kb * a_block_ld: p.m for a
+// dense problem; a grouped problem passes its whole row count, since its
+// experts share one scale array. smem: Tile::kSmemBytes, 128-byte aligned.
+template <template <fp8kit_dtype, fp8kit_dtype> class Mma, fp8kit_dtype TA, fp8kit_dtype TB, bool kBlockScale>
+__device__ __forceinline__ void gemm_tile(const GemmParams& p, int m0, int n0, int a_block_ld, uint8_t* smem) {
   using T = Tile;
-
-  // Grouped rasterisation: kGroupM CTA rows sweep N together, sharing B in L2.
-  const int tiles_m = (p.m + T::kBlockM - 1) / T::kBlockM;
-  const int tiles_n = (p.n + T::kBlockN - 1) / T::kBlockN;
-  const int pid = blockIdx.x;
-  const int per_group = T::kGroupM * tiles_n;
-  const int group = pid / per_group;
-  const int first_m = group * T::kGroupM;
-  const int group_rows = min(tiles_m - first_m, T::kGroupM);
-  const int tile_m = first_m + (pid % per_group) % group_rows;
-  const int tile_n = (pid % per_group) / group_rows;
-  const int m0 = tile_m * T::kBlockM;
-  const int n0 = tile_n * T::kBlockN;
-
   const int tid = threadIdx.x;
   const int lane = tid & 31;
   const int warp = tid >> 5;
@@ -378,7 +369,7 @@ __global__ void __launch_bounds__(Tile::kThreads, 1) fp8_gemm_kernel(const GemmP
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
             const int row = m0 + warp_m0 + i * T::kMmaM + g + 8 * h;
-            const float sa_scale = row < p.m ? p.a_scale[static_cast<int64_t>(kb) * p.m + row] : 0.f;
+            const float sa_scale = row < p.m ? p.a_scale[static_cast<int64_t>(kb) * a_block_ld + row] : 0.f;
             const float s = sa_scale * sb_scale;
 #pragma unroll
             for (int j = 0; j < T::kTilesN; ++j) {
@@ -431,6 +422,27 @@ __global__ void __launch_bounds__(Tile::kThreads, 1) fp8_gemm_kernel(const GemmP
       }
     }
   }
+}
+
+#endif  // FP8KIT_ARCH_IN(any)
+
+template <template <fp8kit_dtype, fp8kit_dtype> class Mma, fp8kit_dtype TA, fp8kit_dtype TB, bool kBlockScale>
+__global__ void __launch_bounds__(Tile::kThreads, 1) fp8_gemm_kernel(const GemmParams p) {
+#if FP8KIT_ARCH_IN(FP8KIT_ARCH_ANY_MIN, FP8KIT_ARCH_END)
+  extern __shared__ __align__(128) uint8_t smem[];
+  using T = Tile;
+
+  // Grouped rasterisation: kGroupM CTA rows sweep N together, sharing B in L2.
+  const int tiles_m = (p.m + T::kBlockM - 1) / T::kBlockM;
+  const int tiles_n = (p.n + T::kBlockN - 1) / T::kBlockN;
+  const int pid = blockIdx.x;
+  const int per_group = T::kGroupM * tiles_n;
+  const int group = pid / per_group;
+  const int first_m = group * T::kGroupM;
+  const int group_rows = min(tiles_m - first_m, T::kGroupM);
+  const int tile_m = first_m + (pid % per_group) % group_rows;
+  const int tile_n = (pid % per_group) / group_rows;
+  gemm_tile<Mma, TA, TB, kBlockScale>(p, tile_m * T::kBlockM, tile_n * T::kBlockN, p.m, smem);
 #endif
 }
 
