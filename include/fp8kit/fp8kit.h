@@ -127,6 +127,69 @@ const char* fp8kit_dtype_name(fp8kit_dtype dtype);
 const char* fp8kit_scale_mode_name(fp8kit_scale_mode mode);
 const char* fp8kit_path_name(fp8kit_path path);
 
+/* ---- Grouped GEMM (mixture-of-experts layers) ------------------------------
+ *
+ *   D_e = (A_e . B_e^T) (x) scales_e (+ bias_e)   for experts e = 0 .. E-1
+ *
+ * Layouts (each expert's operands packed one after another):
+ *   CONTIGUOUS  A [T, K] (lda): the rows of expert e are offs[e-1] .. offs[e]-1
+ *               (offs[-1] = 0): `offs` is a device int32 [E] of cumulative row
+ *               ends, PyTorch's convention. D [T, N] (ldd), the same rows.
+ *   MASKED      A [E, max_m, K] (lda; expert stride max_m * lda), D [E, max_m, N]
+ *               (ldd; expert stride max_m * ldd); `counts` is a device int32 [E]
+ *               of valid rows per expert. `rows` is max_m.
+ *   B [E, N, K] (ldb; expert stride N * ldb) in both layouts.
+ * The group sizes are read on the device only: the call never synchronises and
+ * sizes nothing from them, so it can be captured in a CUDA graph and replayed
+ * with new offs / counts. Rows that belong to no expert (contiguous: at or past
+ * the last end; masked: at or past count[e]) are neither read nor written.
+ * What only the device can see is clamped, never trusted (docs/grouped.md):
+ *   contiguous  end_e = min(T, max(end_{e-1}, offs[e])): an offset out of
+ *               order gives its expert no rows, one above T stops at T;
+ *   masked      count_e = min(max_m, max(0, counts[e])).
+ *
+ * Scales (device f32), with R = T (contiguous) or E * max_m (masked) rows:
+ *   A: NONE | TENSOR [E] (one per expert) | ROW [R] (per token, in A's row order)
+ *      | BLOCK contiguous [ceil(K/128), T] (the dense layout over all T rows),
+ *              masked [E, ceil(K/128), max_m] (the dense layout per expert)
+ *   B: NONE | TENSOR [E] | COL [E, N] | BLOCK [E, ceil(N/128), ceil(K/128)]
+ *   bias (optional) [E, N] of bias_type. BLOCK on one side requires BLOCK on
+ *   the other; the others mix freely, as in fp8kit_gemm.
+ * Accepted: E >= 1, rows >= 0 (T = 0 is an empty call), N >= 1, K as in
+ * fp8kit_gemm; dtypes, leading dimensions and alignment as in fp8kit_gemm;
+ * offs / counts 4-byte aligned; D must not overlap an input. All sizes and
+ * products such as E * N and E * max_m below 2^31. */
+typedef enum fp8kit_grouped_layout {
+  FP8KIT_GROUPED_CONTIGUOUS = 0,
+  FP8KIT_GROUPED_MASKED = 1,
+  FP8KIT_GROUPED_FORCE_INT32 = 0x7fffffff
+} fp8kit_grouped_layout;
+
+typedef struct fp8kit_grouped_gemm_desc {
+  fp8kit_grouped_layout layout;
+  int64_t experts;      /* E */
+  int64_t rows;         /* contiguous: T; masked: max_m */
+  int64_t n, k;
+  const int32_t* offs;   /* contiguous: [E] cumulative row ends; masked: NULL */
+  const int32_t* counts; /* masked: [E] valid rows; contiguous: NULL */
+  const void* a; int64_t lda; fp8kit_dtype a_type;
+  const void* b; int64_t ldb; fp8kit_dtype b_type;
+  void* d;       int64_t ldd; fp8kit_dtype d_type;
+  fp8kit_scale_mode a_scale_mode; const float* a_scale;
+  fp8kit_scale_mode b_scale_mode; const float* b_scale;
+  const void* bias; fp8kit_dtype bias_type; /* bias may be NULL */
+} fp8kit_grouped_gemm_desc;
+
+/* Runs every expert's GEMM on `stream`; options as for fp8kit_gemm (path,
+ * checked; no workspace is used). Paths: sm89_mma and sm75_hmma. */
+fp8kit_status fp8kit_grouped_gemm(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_options* options,
+                                  void* stream);
+
+/* The path fp8kit_grouped_gemm would run, without launching anything. */
+fp8kit_status fp8kit_grouped_gemm_select(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_options* options,
+                                         fp8kit_path* path);
+const char* fp8kit_grouped_layout_name(fp8kit_grouped_layout layout);
+
 /* ---- Quantisation (the producer of the GEMM's A operand) ------------------
  *
  *   y[m, k] = x[m, k]                                   (rms_weight == NULL)
