@@ -13,8 +13,6 @@
 namespace fp8kit::ref {
 namespace {
 
-constexpr uint8_t kPoisonByte = 0xff;          // NaN in bf16, f16 and f32 (all-ones)
-constexpr size_t kGuardBytes = 256;            // canary after each output buffer
 constexpr double kU24 = 1.0 / (1 << 24);       // f32 unit roundoff
 constexpr double kMaxInputMagnitude = 448.0;   // keep e5m2 inputs in e4m3's range: no f16 overflow
 constexpr double kWildFraction = 0.05;         // share of inputs drawn from the whole FP8 range
@@ -55,6 +53,18 @@ double acc_error(fp8kit_path path, int64_t k) {
   return f32_chain;
 }
 
+// Where an output dtype overflows: its largest finite value plus half an ulp
+// there (round to nearest even sends that tie, and anything above, to inf).
+double overflow_edge(fp8kit_dtype t) {
+  switch (t) {
+    case FP8KIT_DTYPE_BF16: return 3.3895313892515355e38 + std::ldexp(1.0, 119);
+    case FP8KIT_DTYPE_F16: return 65504.0 + 16.0;
+    default: return 3.4028234663852886e38 + std::ldexp(1.0, 103);
+  }
+}
+
+}  // namespace
+
 // Inputs: mostly N(0,1) quantised, a few any-finite bytes of magnitude <= 448.
 // Drawn from a per-dtype pool built once, since encoding per element would
 // dominate the run time of large test shapes.
@@ -84,18 +94,6 @@ uint8_t random_fp8(fp8kit_dtype t, std::mt19937_64& rng) {
   return pool.bytes[rng() % kPool];
 }
 
-// Where an output dtype overflows: its largest finite value plus half an ulp
-// there (round to nearest even sends that tie, and anything above, to inf).
-double overflow_edge(fp8kit_dtype t) {
-  switch (t) {
-    case FP8KIT_DTYPE_BF16: return 3.3895313892515355e38 + std::ldexp(1.0, 119);
-    case FP8KIT_DTYPE_F16: return 65504.0 + 16.0;
-    default: return 3.4028234663852886e38 + std::ldexp(1.0, 103);
-  }
-}
-
-}  // namespace
-
 bool gpu_available() {
   int n = 0;
   const bool ok = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
@@ -112,6 +110,42 @@ void DeviceBuffer::upload(const void* src, size_t bytes) {
 }
 void DeviceBuffer::download(void* dst, size_t bytes) const {
   check_cuda(cudaMemcpy(dst, ptr_, bytes, cudaMemcpyDeviceToHost), "download");
+}
+
+double NormSums::relative() const { return ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2); }
+
+void check_element(const HostGemm& g, fp8kit_dtype d_type, fp8kit_path path, int64_t row, int64_t col, double got,
+                   GemmOutcome* out, NormSums* sums) {
+  const double u = out_unit(d_type), tiny = out_tiny(d_type), acc_rel = acc_error(path, g.k);
+  const double r = reference_element(g, row, col);
+  const double mag = reference_magnitude(g, row, col);
+  const double acc_err = acc_rel * mag;
+  const double bound = u * std::fabs(r) + (1 + u) * acc_err + tiny;
+  ++out->checked;
+  // Beyond the output type's range (plus half an ulp) the answer is an
+  // infinity of the reference's sign; within acc_err of that edge, either.
+  const double edge = overflow_edge(d_type);
+  const bool right_inf = std::isinf(got) && (got > 0) == (r > 0);
+  if (std::fabs(r) - acc_err >= edge || (std::fabs(r) + acc_err >= edge && right_inf)) {
+    if (!right_inf && out->failures++ == 0) {
+      std::ostringstream s;
+      s << "D[" << row << "," << col << "] = " << got << ", reference " << r << " overflows the output type";
+      out->first_failure = s.str();
+    }
+    return;
+  }
+  const double err = std::fabs(got - r);
+  sums->err2 += err * err;
+  sums->ref2 += r * r;
+  const double ratio = std::isfinite(err) ? err / bound : INFINITY;
+  if (ratio > out->worst_ratio) out->worst_ratio = ratio;
+  if (!(err <= bound)) {
+    if (out->failures++ == 0) {
+      std::ostringstream s;
+      s << "D[" << row << "," << col << "] = " << got << ", reference " << r << ", bound " << bound;
+      out->first_failure = s.str();
+    }
+  }
 }
 
 std::string GemmCase::label() const {
@@ -194,39 +228,9 @@ GemmOutcome Problem::check(fp8kit_path path, std::mt19937_64& rng, int64_t full_
     for (int64_t col = 0; col < c.n; ++col)
       out.unwritten += std::isnan(load_element(c.d_type, host.data(), row * ldd + col));
 
-  const double u = out_unit(c.d_type), tiny = out_tiny(c.d_type), acc_rel = acc_error(path, c.k);
-  double err2 = 0, ref2 = 0;
+  NormSums sums;
   auto check = [&](int64_t row, int64_t col) {
-    const double r = reference_element(g, row, col);
-    const double mag = reference_magnitude(g, row, col);
-    const double got = load_element(c.d_type, host.data(), row * ldd + col);
-    const double acc_err = acc_rel * mag;
-    const double bound = u * std::fabs(r) + (1 + u) * acc_err + tiny;
-    ++out.checked;
-    // Beyond the output type's range (plus half an ulp) the answer is an
-    // infinity of the reference's sign; within acc_err of that edge, either.
-    const double edge = overflow_edge(c.d_type);
-    const bool right_inf = std::isinf(got) && (got > 0) == (r > 0);
-    if (std::fabs(r) - acc_err >= edge || (std::fabs(r) + acc_err >= edge && right_inf)) {
-      if (!right_inf && out.failures++ == 0) {
-        std::ostringstream s;
-        s << "D[" << row << "," << col << "] = " << got << ", reference " << r << " overflows the output type";
-        out.first_failure = s.str();
-      }
-      return;
-    }
-    const double err = std::fabs(got - r);
-    err2 += err * err;
-    ref2 += r * r;
-    const double ratio = std::isfinite(err) ? err / bound : INFINITY;
-    if (ratio > out.worst_ratio) out.worst_ratio = ratio;
-    if (!(err <= bound)) {
-      if (out.failures++ == 0) {
-        std::ostringstream s;
-        s << "D[" << row << "," << col << "] = " << got << ", reference " << r << ", bound " << bound;
-        out.first_failure = s.str();
-      }
-    }
+    check_element(g, c.d_type, path, row, col, load_element(c.d_type, host.data(), row * ldd + col), &out, &sums);
   };
   if (c.m * c.n <= full_check_limit) {
     for (int64_t row = 0; row < c.m; ++row)
@@ -244,7 +248,7 @@ GemmOutcome Problem::check(fp8kit_path path, std::mt19937_64& rng, int64_t full_
     std::uniform_int_distribution<int64_t> rm(0, c.m - 1), rn(0, c.n - 1);
     for (int s = 0; s < samples; ++s) check(rm(rng), rn(rng));
   }
-  out.rel_norm_err = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
+  out.rel_norm_err = sums.relative();
   return out;
 }
 

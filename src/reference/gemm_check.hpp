@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "fp8kit/fp8kit.h"
+#include "reference/gemm_reference.hpp"
 
 namespace fp8kit::ref {
 
@@ -62,6 +63,25 @@ struct GemmOutcome {
   double rel_norm_err = 0;   // ||out - ref|| / ||ref|| over the checked elements
   std::string first_failure;
 };
+
+constexpr uint8_t kPoisonByte = 0xff;  // NaN in bf16, f16 and f32 (all-ones)
+constexpr size_t kGuardBytes = 256;    // canary after each output buffer
+
+// One random FP8 input byte: mostly N(0,1) quantised, a few any-finite bytes
+// of magnitude <= 448 (subnormals and extremes).
+uint8_t random_fp8(fp8kit_dtype t, std::mt19937_64& rng);
+
+// Squared norms of the error and the reference over the checked elements.
+struct NormSums {
+  double err2 = 0, ref2 = 0;
+  double relative() const;
+};
+
+// Checks one stored output element `got` = D[row, col] of the problem g
+// against the reference under the bound above (path selects e_path); counts
+// it into out (checked, failures, worst_ratio, first_failure) and sums.
+void check_element(const HostGemm& g, fp8kit_dtype d_type, fp8kit_path path, int64_t row, int64_t col, double got,
+                   GemmOutcome* out, NormSums* sums);
 
 // A random problem, on the host (for the reference) and on the device.
 // Inputs: mostly N(0,1) quantised, a few any-finite bytes of magnitude <= 448

@@ -1,0 +1,286 @@
+// GPU correctness of fp8kit_grouped_gemm on every grouped path: every layout x
+// scale mode x output dtype x bias, ragged / empty / all-on-one groups, more
+// experts than one scan pass, the device-side clamping of bad offsets and
+// counts, and CUDA-graph replay with new counts; fresh random inputs, poisoned
+// outputs (rows of no expert must stay poisoned), against the float64
+// reference with the dense bound (docs/testing.md). Skipped without a GPU.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "reference/grouped_check.hpp"
+
+using fp8kit::ref::GemmOutcome;
+using fp8kit::ref::GroupedCase;
+
+namespace {
+
+std::mt19937_64& rng() {
+  static std::mt19937_64 r{std::random_device{}()};
+  return r;
+}
+
+const fp8kit_path kPaths[] = {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM89_MMA, FP8KIT_PATH_SM75_HMMA};
+const fp8kit_grouped_layout kLayouts[] = {FP8KIT_GROUPED_CONTIGUOUS, FP8KIT_GROUPED_MASKED};
+
+struct Modes {
+  fp8kit_scale_mode a, b;
+  const char* name;
+};
+const Modes kModes[] = {
+    {FP8KIT_SCALE_NONE, FP8KIT_SCALE_NONE, "none"},     {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, "tensor"},
+    {FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL, "tokchan"},    {FP8KIT_SCALE_ROW, FP8KIT_SCALE_TENSOR, "tokten"},
+    {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_COL, "tenchan"}, {FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK, "block"},
+};
+const std::pair<fp8kit_dtype, fp8kit_dtype> kPairs[] = {{FP8KIT_DTYPE_E4M3, FP8KIT_DTYPE_E4M3},
+                                                        {FP8KIT_DTYPE_E4M3, FP8KIT_DTYPE_E5M2},
+                                                        {FP8KIT_DTYPE_E5M2, FP8KIT_DTYPE_E4M3},
+                                                        {FP8KIT_DTYPE_E5M2, FP8KIT_DTYPE_E5M2}};
+const fp8kit_dtype kOuts[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16, FP8KIT_DTYPE_F32};
+const fp8kit_dtype kBiasTypes[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16, FP8KIT_DTYPE_F32};
+
+bool unsupported_here(const GemmOutcome& r, fp8kit_path path) {
+  return r.status == FP8KIT_STATUS_UNSUPPORTED && path != FP8KIT_PATH_AUTO;
+}
+
+void expect_outcome(const GroupedCase& c, const GemmOutcome& r) {
+  ASSERT_EQ(r.status, FP8KIT_STATUS_SUCCESS) << c.label() << ": " << r.message;
+  EXPECT_EQ(r.unwritten, 0) << c.label();
+  EXPECT_EQ(r.clobbered, 0) << c.label() << ": bytes written outside the experts' rows of D";
+  EXPECT_EQ(r.failures, 0) << c.label() << ": " << r.failures << " of " << r.checked << " outside the bound; first "
+                           << r.first_failure;
+  ::testing::Test::RecordProperty("worst_error_over_bound", std::to_string(r.worst_ratio));
+}
+
+void expect_correct(const GroupedCase& c, fp8kit_path path) {
+  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  const GemmOutcome r = fp8kit::ref::run_grouped_case(c, path, rng());
+  if (unsupported_here(r, path)) GTEST_SKIP() << fp8kit_path_name(path) << " cannot run here: " << r.message;
+  expect_outcome(c, r);
+}
+
+// ---- Every layout x mode x output x bias on ragged groups -------------------
+
+using ModeParam = std::tuple<fp8kit_path, int /*layout*/, int /*mode*/, int /*out*/>;
+class GroupedModes : public ::testing::TestWithParam<ModeParam> {};
+
+TEST_P(GroupedModes, MatchesReference) {
+  const auto [path, li, mi, oi] = GetParam();
+  GroupedCase c;
+  c.layout = kLayouts[li];
+  c.n = 136;  // ragged N tile
+  c.k = 272;  // 2 full 128-blocks + 16
+  c.sizes = {0, 1, 130, 37, 200};  // an empty expert, one row, ragged M tiles
+  c.tail_rows = 3;                 // contiguous: rows past the last end stay untouched
+  c.a_mode = kModes[mi].a;
+  c.b_mode = kModes[mi].b;
+  c.a_type = kPairs[(li + mi + oi) % 4].first;
+  c.b_type = kPairs[(li + mi + oi) % 4].second;
+  c.d_type = kOuts[oi];
+  const int bias_pick = (li + mi + 2 * oi) % 4;  // none, bf16, f16, f32
+  c.bias = bias_pick != 0;
+  c.bias_type = kBiasTypes[(bias_pick + 2) % 3];
+  expect_correct(c, path);
+}
+
+std::string mode_name(const ::testing::TestParamInfo<ModeParam>& info) {
+  const auto [path, li, mi, oi] = info.param;
+  return std::string(fp8kit_path_name(path)) + "_" + fp8kit_grouped_layout_name(kLayouts[li]) + "_" +
+         kModes[mi].name + "_" + fp8kit_dtype_name(kOuts[oi]);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, GroupedModes,
+                         ::testing::Combine(::testing::ValuesIn(kPaths), ::testing::Range(0, 2), ::testing::Range(0, 6),
+                                            ::testing::Range(0, 3)),
+                         mode_name);
+
+// ---- Group shapes ------------------------------------------------------------
+
+struct Shape {
+  const char* name;
+  int64_t n, k;
+  std::vector<int64_t> sizes;
+  int64_t tail_rows, lda_pad, ldd_pad;
+};
+
+std::vector<int64_t> many_small(int experts, int max_rows) {
+  std::mt19937 g(experts);
+  std::vector<int64_t> s(experts);
+  for (auto& x : s) x = static_cast<int64_t>(g() % (max_rows + 1));
+  return s;
+}
+
+const Shape kShapes[] = {
+    {"AllOnOne", 264, 128, {0, 0, 0, 300, 0, 0, 0, 0}, 0, 0, 0},
+    {"AllEmptyWithTail", 64, 64, {0, 0, 0, 0}, 50, 0, 0},
+    {"NoRows", 64, 64, {0, 0}, 0, 0, 0},
+    {"ThreeHundredExperts", 72, 128, many_small(300, 6), 0, 0, 0},  // two scan passes of 256
+    {"LongK", 256, 7168, {64, 1, 17, 128}, 0, 0, 0},
+    {"PaddedNarrowN", 24, 144, {5, 129, 0}, 7, 16, 8},
+    {"OneExpert", 130, 2064, {257}, 0, 0, 0},
+};
+
+using ShapeParam = std::tuple<fp8kit_path, int /*layout*/, int /*shape*/, int /*config*/>;
+class GroupedShapes : public ::testing::TestWithParam<ShapeParam> {};
+
+TEST_P(GroupedShapes, MatchesReference) {
+  const auto [path, li, si, ci] = GetParam();
+  const Shape& s = kShapes[si];
+  GroupedCase c;
+  c.layout = kLayouts[li];
+  c.n = s.n;
+  c.k = s.k;
+  c.sizes = s.sizes;
+  c.tail_rows = s.tail_rows;
+  c.lda_pad = s.lda_pad;
+  c.ldd_pad = s.ldd_pad;
+  if (ci == 1) {
+    c.a_mode = FP8KIT_SCALE_ROW, c.b_mode = FP8KIT_SCALE_COL, c.d_type = FP8KIT_DTYPE_F16;
+    c.bias = true, c.bias_type = FP8KIT_DTYPE_BF16;
+  } else if (ci == 2) {
+    c.a_mode = FP8KIT_SCALE_BLOCK, c.b_mode = FP8KIT_SCALE_BLOCK, c.d_type = FP8KIT_DTYPE_F32;
+    c.a_type = FP8KIT_DTYPE_E5M2, c.bias = true;
+  }
+  const int ob = c.d_type == FP8KIT_DTYPE_F32 ? 4 : 2;
+  while (((c.n + c.ldd_pad) * ob) % 16) ++c.ldd_pad;
+  expect_correct(c, path);
+}
+
+std::string shape_name(const ::testing::TestParamInfo<ShapeParam>& info) {
+  const auto [path, li, si, ci] = info.param;
+  static const char* kConfig[] = {"tensor_bf16", "tokchan_f16_bias", "block_f32_bias"};
+  return std::string(fp8kit_path_name(path)) + "_" + fp8kit_grouped_layout_name(kLayouts[li]) + "_" +
+         kShapes[si].name + "_" + kConfig[ci];
+}
+
+INSTANTIATE_TEST_SUITE_P(Groups, GroupedShapes,
+                         ::testing::Combine(::testing::Values(FP8KIT_PATH_AUTO, FP8KIT_PATH_SM75_HMMA),
+                                            ::testing::Range(0, 2), ::testing::Range(0, 7), ::testing::Range(0, 3)),
+                         shape_name);
+
+// ---- Group arrays only the device sees: clamped, never trusted ---------------
+
+struct Clamp {
+  const char* name;
+  fp8kit_grouped_layout layout;
+  int64_t experts, rows;
+  std::vector<int32_t> groups;
+};
+const Clamp kClamps[] = {
+    {"OffsOutOfOrder", FP8KIT_GROUPED_CONTIGUOUS, 4, 100, {50, 20, 80, 300}},
+    {"OffsNegative", FP8KIT_GROUPED_CONTIGUOUS, 4, 60, {-5, 40, -1, 60}},
+    {"OffsAboveT", FP8KIT_GROUPED_CONTIGUOUS, 3, 100, {200, 300, 2147483647}},
+    {"OffsEndBeforeT", FP8KIT_GROUPED_CONTIGUOUS, 2, 300, {10, 140}},
+    {"CountsAboveMaxM", FP8KIT_GROUPED_MASKED, 4, 64, {70, 64, 1000, 2147483647}},
+    {"CountsNegative", FP8KIT_GROUPED_MASKED, 3, 40, {-3, -2147483647 - 1, 5}},
+};
+
+using ClampParam = std::tuple<fp8kit_path, int>;
+class GroupedClamps : public ::testing::TestWithParam<ClampParam> {};
+
+TEST_P(GroupedClamps, NothingOutOfBounds) {
+  const auto [path, ci] = GetParam();
+  const Clamp& cl = kClamps[ci];
+  GroupedCase c;
+  c.layout = cl.layout;
+  c.n = 136;
+  c.k = 144;
+  c.sizes.assign(static_cast<size_t>(cl.experts), 0);
+  if (cl.layout == FP8KIT_GROUPED_CONTIGUOUS) c.tail_rows = cl.rows;
+  else c.max_m = cl.rows;
+  c.raw_groups = cl.groups;
+  c.a_mode = FP8KIT_SCALE_ROW;  // per-row scales: an out-of-range row would read past them
+  c.b_mode = FP8KIT_SCALE_COL;
+  c.bias = true;
+  expect_correct(c, path);
+}
+
+INSTANTIATE_TEST_SUITE_P(Device, GroupedClamps,
+                         ::testing::Combine(::testing::ValuesIn(kPaths), ::testing::Range(0, 6)),
+                         [](const auto& info) {
+                           return std::string(fp8kit_path_name(std::get<0>(info.param))) + "_" +
+                                  kClamps[std::get<1>(info.param)].name;
+                         });
+
+// ---- CUDA graphs: captured once, replayed with new group sizes ---------------
+
+class GroupedGraph : public ::testing::TestWithParam<int /*layout*/> {};
+
+TEST_P(GroupedGraph, ReplayWithNewCounts) {
+  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  GroupedCase c;
+  c.layout = kLayouts[GetParam()];
+  c.n = 200;
+  c.k = 256;
+  c.sizes = {40, 0, 90, 30};  // T = 160 rows (contiguous) or max_m = 90 (masked)
+  c.a_mode = FP8KIT_SCALE_BLOCK;
+  c.b_mode = FP8KIT_SCALE_BLOCK;
+  c.bias = true;
+  fp8kit::ref::GroupedProblem problem(c, rng());
+  cudaStream_t stream;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  const fp8kit_status s = fp8kit_grouped_gemm(&problem.desc(), nullptr, stream);
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  ASSERT_EQ(s, FP8KIT_STATUS_SUCCESS) << fp8kit_last_error();
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  const bool masked = c.layout == FP8KIT_GROUPED_MASKED;
+  // New sizes per replay: all on one expert, all empty, ragged.
+  const std::vector<std::vector<int32_t>> replays =
+      masked ? std::vector<std::vector<int32_t>>{{0, 0, 90, 0}, {0, 0, 0, 0}, {1, 89, 3, 64}}
+             : std::vector<std::vector<int32_t>>{{0, 0, 160, 160}, {0, 0, 0, 0}, {1, 90, 93, 157}};
+  for (const auto& groups : replays) {
+    problem.set_groups(groups);
+    problem.poison();
+    ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    GemmOutcome r = problem.check(FP8KIT_PATH_SM89_MMA, rng());
+    expect_outcome(c, r);
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, GroupedGraph, ::testing::Range(0, 2),
+                         [](const auto& info) { return std::string(fp8kit_grouped_layout_name(kLayouts[info.param])); });
+
+// ---- Refusals that need a real device -----------------------------------------
+
+TEST(GroupedDevice, HostGroupArrayIsRefusedBeforeLaunch) {
+  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  GroupedCase c;
+  c.n = 64;
+  c.k = 64;
+  c.sizes = {3, 4};
+  const fp8kit::ref::GroupedProblem problem(c, rng());
+  static const int32_t host_offs[2] = {3, 7};
+  fp8kit_grouped_gemm_desc d = problem.desc();
+  d.offs = host_offs;
+  EXPECT_EQ(fp8kit_grouped_gemm(&d, nullptr, nullptr), FP8KIT_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fp8kit_last_error()).find("offs = "), std::string::npos) << fp8kit_last_error();
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+TEST(GroupedDevice, WgmmaPathHasNoGroupedKernelYet) {
+  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  GroupedCase c;
+  c.n = 64;
+  c.k = 64;
+  c.sizes = {3, 4};
+  const fp8kit::ref::GroupedProblem problem(c, rng());
+  fp8kit_gemm_options o;
+  fp8kit_gemm_options_init(&o);
+  o.path = FP8KIT_PATH_SM90_WGMMA;
+  EXPECT_EQ(fp8kit_grouped_gemm(&problem.desc(), &o, nullptr), FP8KIT_STATUS_UNSUPPORTED);
+  EXPECT_NE(std::string(fp8kit_last_error()).find("sm90_wgmma"), std::string::npos) << fp8kit_last_error();
+}
+
+}  // namespace
