@@ -44,7 +44,7 @@ __device__ __forceinline__ bool find_contiguous(const GroupedParams& g, int slot
   auto& temp = *reinterpret_cast<typename Scan::TempStorage*>(smem);
   int* found = reinterpret_cast<int*>(smem + sizeof(typename Scan::TempStorage));
   static_assert(sizeof(typename Scan::TempStorage) + 4 * sizeof(int) <= Tile::kSmemBytes, "scan scratch fits");
-  if (threadIdx.x == 0) found[0] = -1;
+  if (threadIdx.x == 0) found[0] = -1;  // ordered before any other write by the scan's barriers
   int end_carry = 0;   // clamped end of the previous pass's last expert (>= 0)
   int tile_carry = 0;  // tiles of the experts of earlier passes
   for (int base = 0; base < g.experts; base += Tile::kThreads) {
