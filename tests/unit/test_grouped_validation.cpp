@@ -94,6 +94,8 @@ const Case kCases[] = {
     {"DOverlapsTensorScales", [](auto& d) { d.b_scale = at<const float>(3, 299 * 144 + 128); }, "d overlaps b_scale"},
     {"DOverlapsBias", [](auto& d) { d.bias = at<const void>(3, 64); d.bias_type = FP8KIT_DTYPE_F32; }, "d overlaps bias"},
     {"DOverlapsOffs", [](auto& d) { d.offs = at<const int32_t>(3, 4096); }, "d overlaps offs"},
+    // A leading dimension of 2^60 makes B span the address space (no overflow).
+    {"HugeLdbOverlapsD", [](auto& d) { d.ldb = 1ll << 60; }, "d overlaps b"},
     {"MaskedDOverlapsA", [](auto& d) { masked(d); d.d = at<void>(1, (4 * 64 - 1) * 64); }, "d overlaps a"},
     {"MaskedDOverlapsCounts", [](auto& d) { masked(d); d.counts = at<const int32_t>(3, (4 * 64 - 1) * 144); }, "d overlaps counts"},
 };
@@ -120,8 +122,9 @@ INSTANTIATE_TEST_SUITE_P(Grouped, GroupedRejection, ::testing::ValuesIn(kCases),
 void expect_reaches_device(const fp8kit_grouped_gemm_desc& d, const char* first_pointer) {
   const fp8kit_status s = fp8kit_grouped_gemm(&d, nullptr, nullptr);
   EXPECT_TRUE(s == FP8KIT_STATUS_UNSUPPORTED || s == FP8KIT_STATUS_INVALID_ARGUMENT) << fp8kit_last_error();
-  if (s == FP8KIT_STATUS_INVALID_ARGUMENT)
+  if (s == FP8KIT_STATUS_INVALID_ARGUMENT) {
     EXPECT_NE(std::string(fp8kit_last_error()).find(first_pointer), std::string::npos) << fp8kit_last_error();
+  }
 }
 
 TEST(GroupedValidation, ValidContiguousReachesTheDevice) { expect_reaches_device(valid_desc(), "offs = "); }

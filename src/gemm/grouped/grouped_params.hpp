@@ -1,5 +1,5 @@
 // The validated grouped problem as kernels receive it (by value), and the
-// grouped path registry. Everything here has passed core/grouped_validate.cpp.
+// grouped path registry. Everything here has passed api/grouped_validate.cpp.
 //
 // A grouped path is registered like a dense one (gemm/dispatch.hpp): where it
 // is preferred, the images it carries, whether it takes the problem, how to

@@ -21,6 +21,7 @@
 
 #include <climits>
 
+#include "core/dtype.hpp"
 #include "gemm/grouped/grouped_params.hpp"
 #include "gemm/mma_sync_fp8_gemm.cuh"
 
@@ -99,7 +100,7 @@ __device__ __forceinline__ int expert_problem(const GroupedParams& g, const Expe
   p->m = t.rows;
   p->a = d.a + row0 * d.lda;
   p->b = d.b + e * g.b_expert_stride;
-  p->d = static_cast<uint8_t*>(d.d) + row0 * d.ldd * wide_dtype_bytes(d.d_type);
+  p->d = static_cast<uint8_t*>(d.d) + row0 * d.ldd * dtype_bytes(d.d_type);
   switch (d.a_scale_mode) {
     case FP8KIT_SCALE_TENSOR: p->a_scale = d.a_scale + e; break;
     case FP8KIT_SCALE_ROW: p->a_scale = d.a_scale + row0; break;
@@ -112,7 +113,7 @@ __device__ __forceinline__ int expert_problem(const GroupedParams& g, const Expe
     case FP8KIT_SCALE_BLOCK: p->b_scale = d.b_scale + e * ceil_div(d.n, kScaleBlock) * d.k_blocks; break;
     default: break;
   }
-  if (d.bias) p->bias = static_cast<const uint8_t*>(d.bias) + e * d.n * wide_dtype_bytes(d.bias_type);
+  if (d.bias) p->bias = static_cast<const uint8_t*>(d.bias) + e * d.n * dtype_bytes(d.bias_type);
   return g.rows;
 }
 

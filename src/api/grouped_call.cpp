@@ -4,59 +4,35 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
-#include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <string>
 
+#include "api/grouped_validate.hpp"
+#include "api/options.hpp"
+#include "arch/config.hpp"
 #include "core/device.hpp"
 #include "core/enums.hpp"
 #include "core/error.hpp"
-#include "core/grouped_validate.hpp"
 #include "fp8kit_build_config.hpp"
 
 namespace fp8kit {
 namespace {
 
-constexpr int kMaxDevices = 64;
-constexpr int kMaxPaths = 8;
-
-// Options as fp8kit_gemm reads them (FP8KIT_PATH / FP8KIT_CHECKED through
-// fp8kit_gemm_options_init); a workspace is accepted and not used.
-fp8kit_status resolve_grouped_options(const fp8kit_gemm_options* in, fp8kit_gemm_options* out) {
-  if (in) {
-    *out = *in;
-  } else {
-    fp8kit_gemm_options_init(out);
-  }
-  if (const char* env = std::getenv("FP8KIT_PATH"); env && *env) {
-    bool known = false;
-    for (fp8kit_path p : {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA, FP8KIT_PATH_SM89_MMA, FP8KIT_PATH_SM75_HMMA})
-      known = known || std::strcmp(env, fp8kit_path_name(p)) == 0;
-    if (!known)
-      return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "FP8KIT_PATH = '%s': must be auto, sm90_wgmma, sm89_mma or sm75_hmma",
-                  env);
-  }
-  switch (raw(out->path)) {
-    case FP8KIT_PATH_AUTO:
-    case FP8KIT_PATH_SM90_WGMMA:
-    case FP8KIT_PATH_SM89_MMA:
-    case FP8KIT_PATH_SM75_HMMA: return FP8KIT_STATUS_SUCCESS;
-    default: return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "options->path = %d: not a fp8kit_path", raw(out->path));
-  }
-}
-
-// Whether the device can load an image of `path` (asked of CUDA once).
+// Whether the device can load an image of the grouped `path` (asked of CUDA
+// once per path and device, as api/path_choice.cpp does for dense paths).
 bool has_image(const GroupedPath& path, const DeviceInfo& dev) {
-  static std::array<std::array<std::once_flag, kMaxPaths>, kMaxDevices> once;
-  static std::array<std::array<bool, kMaxPaths>, kMaxDevices> ok{};
-  const int idx = static_cast<int>(path.id) % kMaxPaths;
-  std::call_once(once[dev.device][idx], [&] {
+  struct Slot {
+    std::once_flag once;
+    bool loads = false;
+  };
+  static std::array<std::array<Slot, kPathCount>, kMaxDevices> slots;
+  Slot& slot = slots.at(dev.device).at(raw(path.id));
+  std::call_once(slot.once, [&] {
     cudaFuncAttributes attr{};
-    ok[dev.device][idx] = cudaFuncGetAttributes(&attr, path.probe_kernel()) == cudaSuccess;
+    slot.loads = cudaFuncGetAttributes(&attr, path.probe_kernel()) == cudaSuccess;
     cudaGetLastError();
   });
-  return ok[dev.device][idx];
+  return slot.loads;
 }
 
 const GroupedPath* find_grouped(fp8kit_path id) {
@@ -107,25 +83,18 @@ struct GroupedPlan {
 };
 
 fp8kit_status plan(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_options* options, GroupedPlan* out) {
-  fp8kit_status s = validate_grouped(desc, &out->g);
-  if (s == FP8KIT_STATUS_SUCCESS) s = resolve_grouped_options(options, &out->opt);
-  if (s == FP8KIT_STATUS_SUCCESS) s = current_device(&out->dev);
-  if (s != FP8KIT_STATUS_SUCCESS) return s;
+  FP8KIT_RETURN_IF_FAILED(validate_grouped(desc, &out->g));
+  FP8KIT_RETURN_IF_FAILED(resolve_options(options, &out->opt));
+  FP8KIT_RETURN_IF_FAILED(current_device(&out->dev));
   const GemmParams& p = out->g.dense;
-  const struct {
-    const char* name;
-    const void* ptr;
-  } pointers[] = {{desc->offs ? "offs" : "counts", out->g.groups},
-                  {"a", p.a},
-                  {"b", p.b},
-                  {"d", p.d},
-                  {"a_scale", p.a_scale},
-                  {"b_scale", p.b_scale},
-                  {"bias", p.bias}};
-  for (const auto& ptr : pointers) {
-    s = check_device_pointer(ptr.name, ptr.ptr, out->dev->device);
-    if (s != FP8KIT_STATUS_SUCCESS) return s;
-  }
+  FP8KIT_RETURN_IF_FAILED(check_device_pointers({{desc->offs ? "offs" : "counts", out->g.groups},
+                                                 {"a", p.a},
+                                                 {"b", p.b},
+                                                 {"d", p.d},
+                                                 {"a_scale", p.a_scale},
+                                                 {"b_scale", p.b_scale},
+                                                 {"bias", p.bias}},
+                                                out->dev->device));
   return choose_grouped(out->g, *out->dev, out->opt.path, &out->path);
 }
 

@@ -1,0 +1,164 @@
+#include "api/grouped_validate.hpp"
+
+#include <cinttypes>
+
+#include "api/validate.hpp"
+#include "core/arg_checks.hpp"
+#include "core/dtype.hpp"
+#include "core/enums.hpp"
+#include "core/error.hpp"
+
+namespace fp8kit {
+namespace {
+
+constexpr fp8kit_status kInvalid = FP8KIT_STATUS_INVALID_ARGUMENT;
+constexpr int kScaleBytes = sizeof(float);
+constexpr int kGroupBytes = sizeof(int32_t);
+
+bool is_masked(const fp8kit_grouped_gemm_desc& d) { return raw(d.layout) == FP8KIT_GROUPED_MASKED; }
+
+// Rows of A and D: T, or E * max_m.
+int64_t total_rows(const fp8kit_grouped_gemm_desc& d) { return is_masked(d) ? d.experts * d.rows : d.rows; }
+
+// (rows - 1) * ld + cols elements of `elem` bytes, the extent of a row-major
+// buffer; saturates at INT64_MAX (a huge leading dimension is no overflow).
+int64_t extent_bytes(int64_t rows, int64_t ld, int64_t cols, int64_t elem) {
+  int64_t v = 0;
+  if (rows <= 0) return 0;
+  if (__builtin_mul_overflow(rows - 1, ld, &v) || __builtin_add_overflow(v, cols, &v) ||
+      __builtin_mul_overflow(v, elem, &v))
+    return INT64_MAX;
+  return v;
+}
+
+// Layout, sizes and the group array.
+fp8kit_status check_shape(const fp8kit_grouped_gemm_desc& d) {
+  const int layout = raw(d.layout);
+  if (layout != FP8KIT_GROUPED_CONTIGUOUS && layout != FP8KIT_GROUPED_MASKED)
+    return fail(kInvalid, "layout = %d: must be CONTIGUOUS or MASKED", layout);
+  const bool masked = is_masked(d);
+  FP8KIT_RETURN_IF_FAILED(check_extent("experts", d.experts));
+  if (d.rows < 0 || d.rows > kMaxExtent)
+    return fail(kInvalid, "rows = %" PRId64 ": must be in [0, 2^31 - 1] (%s)", d.rows, masked ? "max_m" : "T");
+  FP8KIT_RETURN_IF_FAILED(check_extent("n", d.n));
+  FP8KIT_RETURN_IF_FAILED(check_k(d.k));
+  if (masked && d.experts * d.rows > kMaxExtent)
+    return fail(kInvalid, "experts * rows = %" PRId64 ": the masked rows E * max_m must be below 2^31",
+                d.experts * d.rows);
+  if (d.experts * d.n > kMaxExtent) return fail(kInvalid, "experts * n = %" PRId64 ": must be below 2^31", d.experts * d.n);
+  const char* want = masked ? "counts" : "offs";
+  const char* layout_name = masked ? "MASKED" : "CONTIGUOUS";
+  const int32_t* groups = masked ? d.counts : d.offs;
+  if (!groups) return fail(kInvalid, "%s is NULL: the %s layout needs it", want, layout_name);
+  if ((masked ? d.offs : d.counts) != nullptr)
+    return fail(kInvalid, "%s is not NULL: the %s layout takes %s only", masked ? "offs" : "counts", layout_name, want);
+  return check_aligned(want, groups, kGroupBytes);
+}
+
+// Dtypes, pointers, leading dimensions and alignment of A, B, D and bias.
+fp8kit_status check_operands(const fp8kit_grouped_gemm_desc& d) {
+  const int a_type = raw(d.a_type), b_type = raw(d.b_type), d_type = raw(d.d_type), bias_type = raw(d.bias_type);
+  if (!is_fp8(a_type)) return fail(kInvalid, "a_type = %s: must be e4m3 or e5m2", dtype_text(a_type).c_str());
+  if (!is_fp8(b_type)) return fail(kInvalid, "b_type = %s: must be e4m3 or e5m2", dtype_text(b_type).c_str());
+  if (!is_wide(d_type)) return fail(kInvalid, "d_type = %s: must be bf16, f16 or f32", dtype_text(d_type).c_str());
+  if (d.bias && !is_wide(bias_type))
+    return fail(kInvalid, "bias_type = %s: must be bf16, f16 or f32", dtype_text(bias_type).c_str());
+  FP8KIT_RETURN_IF_FAILED(check_not_null("a", d.a));
+  FP8KIT_RETURN_IF_FAILED(check_not_null("b", d.b));
+  FP8KIT_RETURN_IF_FAILED(check_not_null("d", d.d));
+  if (d.lda < d.k || d.lda % kBaseAlign != 0)
+    return fail(kInvalid, "lda = %" PRId64 ": must be >= k (%" PRId64 ") and a multiple of 16", d.lda, d.k);
+  if (d.ldb < d.k || d.ldb % kBaseAlign != 0)
+    return fail(kInvalid, "ldb = %" PRId64 ": must be >= k (%" PRId64 ") and a multiple of 16", d.ldb, d.k);
+  const int d_bytes = dtype_bytes(d.d_type);
+  if (d.ldd < d.n || (d.ldd * d_bytes) % kBaseAlign != 0)
+    return fail(kInvalid, "ldd = %" PRId64 ": must be >= n (%" PRId64 ") and ldd * %d bytes a multiple of 16", d.ldd,
+                d.n, d_bytes);
+  FP8KIT_RETURN_IF_FAILED(check_aligned("a", d.a, kBaseAlign));
+  FP8KIT_RETURN_IF_FAILED(check_aligned("b", d.b, kBaseAlign));
+  FP8KIT_RETURN_IF_FAILED(check_aligned("d", d.d, kBaseAlign));
+  if (d.bias) return check_aligned("bias", d.bias, dtype_bytes(d.bias_type));
+  return FP8KIT_STATUS_SUCCESS;
+}
+
+// A scale pointer agrees with its mode (modes checked by check_scale_modes).
+fp8kit_status check_scale_pointer(const char* side, int mode, const float* ptr) {
+  if (mode == FP8KIT_SCALE_NONE && ptr) return fail(kInvalid, "%s_scale is not NULL but %s_scale_mode is NONE", side, side);
+  if (mode != FP8KIT_SCALE_NONE && !ptr)
+    return fail(kInvalid, "%s_scale is NULL but %s_scale_mode is %s", side, side, scale_mode_text(mode).c_str());
+  if (ptr) return check_aligned(*side == 'a' ? "a_scale" : "b_scale", ptr, kScaleBytes);
+  return FP8KIT_STATUS_SUCCESS;
+}
+
+// Scales each mode needs (fp8kit.h), over the layout's rows of A.
+int64_t a_scales(const fp8kit_grouped_gemm_desc& d) {
+  return raw(d.a_scale_mode) == FP8KIT_SCALE_TENSOR ? d.experts
+                                                    : a_scale_count(d.a_scale_mode, total_rows(d), d.k);
+}
+int64_t b_scales(const fp8kit_grouped_gemm_desc& d) {
+  return raw(d.b_scale_mode) == FP8KIT_SCALE_TENSOR ? d.experts : d.experts * b_scale_count(d.b_scale_mode, d.n, d.k);
+}
+
+// D must not overlap anything the kernel reads.
+fp8kit_status check_output_alias(const fp8kit_grouped_gemm_desc& d) {
+  const int64_t rows = total_rows(d);
+  const ByteSpan out = span_of("d", d.d, extent_bytes(rows, d.ldd, d.n, dtype_bytes(d.d_type)));
+  const ByteSpan inputs[] = {
+      span_of("a", d.a, extent_bytes(rows, d.lda, d.k, 1)),
+      span_of("b", d.b, extent_bytes(d.experts * d.n, d.ldb, d.k, 1)),
+      span_of("a_scale", d.a_scale, a_scales(d) * kScaleBytes),
+      span_of("b_scale", d.b_scale, b_scales(d) * kScaleBytes),
+      span_of("bias", d.bias, d.bias ? d.experts * d.n * dtype_bytes(d.bias_type) : 0),
+      span_of(is_masked(d) ? "counts" : "offs", is_masked(d) ? d.counts : d.offs, d.experts * kGroupBytes),
+  };
+  for (const ByteSpan& in : inputs)
+    if (overlaps(out, in)) return fail(kInvalid, "d overlaps %s: the output must not alias an input", in.name);
+  return FP8KIT_STATUS_SUCCESS;
+}
+
+GroupedParams params_of(const fp8kit_grouped_gemm_desc& d) {
+  GroupedParams g{};
+  g.layout = d.layout;
+  g.experts = static_cast<int>(d.experts);
+  g.rows = static_cast<int>(d.rows);
+  g.groups = is_masked(d) ? d.counts : d.offs;
+  g.b_expert_stride = d.n * d.ldb;
+  GemmParams& p = g.dense;
+  p.n = static_cast<int>(d.n);
+  p.k = static_cast<int>(d.k);
+  p.k_blocks = static_cast<int>(ceil_div(d.k, kScaleBlock));
+  p.a = static_cast<const uint8_t*>(d.a);
+  p.lda = d.lda;
+  p.b = static_cast<const uint8_t*>(d.b);
+  p.ldb = d.ldb;
+  p.d = d.d;
+  p.ldd = d.ldd;
+  p.a_type = d.a_type;
+  p.b_type = d.b_type;
+  p.d_type = d.d_type;
+  p.a_scale_mode = d.a_scale_mode;
+  p.b_scale_mode = d.b_scale_mode;
+  p.a_scale = d.a_scale;
+  p.b_scale = d.b_scale;
+  p.bias = d.bias;
+  p.bias_type = d.bias_type;
+  return g;
+}
+
+}  // namespace
+
+fp8kit_status validate_grouped(const fp8kit_grouped_gemm_desc* desc, GroupedParams* g) {
+  if (!desc) return fail(kInvalid, "desc is NULL");
+  const fp8kit_grouped_gemm_desc& d = *desc;
+  FP8KIT_RETURN_IF_FAILED(check_shape(d));
+  FP8KIT_RETURN_IF_FAILED(check_operands(d));
+  const int a_mode = raw(d.a_scale_mode), b_mode = raw(d.b_scale_mode);
+  FP8KIT_RETURN_IF_FAILED(check_scale_modes(a_mode, b_mode));
+  FP8KIT_RETURN_IF_FAILED(check_scale_pointer("a", a_mode, d.a_scale));
+  FP8KIT_RETURN_IF_FAILED(check_scale_pointer("b", b_mode, d.b_scale));
+  FP8KIT_RETURN_IF_FAILED(check_output_alias(d));
+  *g = params_of(d);
+  return FP8KIT_STATUS_SUCCESS;
+}
+
+}  // namespace fp8kit
