@@ -18,6 +18,7 @@
 #include "arch/loader.hpp"
 #include "audit/bytes.hpp"
 #include "audit/sass.hpp"
+#include "audit/severity.hpp"
 
 namespace fp8kit::audit {
 
@@ -68,6 +69,9 @@ struct KernelRecord {
   TensorCores tensor_cores = TensorCores::None;
   // For offenders: the container's other images where this kernel is real code.
   std::vector<arch::Image> real_on;
+  // For offenders, by the family rule (grade.hpp): how much it matters and why.
+  Severity severity = Severity::Note;
+  std::string reason;
 };
 
 struct GpuSummary {
@@ -78,7 +82,16 @@ struct GpuSummary {
 
 struct InputSummary {
   std::string path;
+  std::string library;  // the group it is reported in ("torch", "nvidia/cudnn", or the file name)
   std::size_t containers = 0, cubins = 0, ptx = 0, kernels = 0;
+  bool has_cuda() const { return containers + cubins + ptx > 0; }
+};
+
+// One file to audit and the library it belongs to (walk.hpp makes them).
+struct InputFile {
+  std::string path;
+  std::string library;
+  bool named = true;  // given by the caller: a file of a kind audit does not read is an error, not skipped
 };
 
 struct InputError {
@@ -91,17 +104,23 @@ struct AuditReport {
   std::vector<GpuSummary> per_gpu;      // in gpus order
   std::vector<KernelRecord> offenders;  // trap, empty or missing; by input, kernel, GPU
   std::vector<KernelRecord> records;    // every kernel x GPU, with keep_records
-  std::vector<InputSummary> inputs;
-  std::vector<InputError> errors;  // unreadable inputs or containers
-  bool gpus_requested = false;     // gpus came from the options, not default_gpus()
-  // Some GPU would hit a trap stub, or a GPU the caller asked about would find
-  // no image of a kernel built for its family. Empty bodies (a silent no-op
-  // where a sibling target has real code) and missing images on the default
-  // survey list are reported, not findings.
-  bool has_findings() const;
+  std::vector<InputSummary> inputs;  // files read that hold CUDA code, and every file named by the caller
+  std::vector<InputError> errors;    // unreadable inputs or containers
+  std::vector<InputError> unread;    // walked files that look like ELF / ar but do not parse: skipped, not errors
+  bool gpus_requested = false;       // gpus came from the options, not default_gpus()
+  std::size_t files_read = 0;        // opened and parsed (the named ones, and walked ones of a kind audit reads)
+  std::size_t files_skipped = 0;     // found by a directory walk, not ELF / ar / fatbin: not read
+  std::size_t files_with_cuda = 0;   // among files_read, those holding a fatbin container or cubin
+  // Offenders of severity `s`.
+  std::size_t count(Severity s) const;
+  // An offender that counts (counts_as_finding): an error, or with `strict`
+  // a warning too. Notes never count.
+  bool has_findings(bool strict = false) const;
 };
 
 AuditReport audit_files(const std::vector<std::string>& paths, const AuditOptions& options);
+// Files with their libraries, from expand_inputs (walk.hpp) or the caller.
+AuditReport audit_inputs(const std::vector<InputFile>& files, std::size_t files_skipped, const AuditOptions& options);
 
 // One input already in memory (tests, the fuzzer); `name` labels it.
 AuditReport audit_bytes(Bytes bytes, const std::string& name, const AuditOptions& options);

@@ -1,9 +1,12 @@
 #include "audit/sass.hpp"
 
+#include <vector>
+
 namespace fp8kit::audit {
 
 namespace {
 constexpr int kMaxStraightLine = 4096;  // instructions followed from the entry
+constexpr std::size_t kMaxCallDepth = 16;  // nested CALL.REL followed
 }
 
 const char* body_name(Body b) {
@@ -47,6 +50,8 @@ const char* insn_name(Insn c) {
       return "BRX";
     case Insn::Call:
       return "CALL";
+    case Insn::CallRel:
+      return "CALL.REL";
     case Insn::Trap:
       return "BPT";
     case Insn::Store:
@@ -85,7 +90,9 @@ Insn Instruction::cls() const {
     case 0x158:
       return Insn::IndirectBranch;  // BRX, BRXU
     case 0x143:
-      return Insn::Call;
+      return Insn::Call;  // CALL.ABS
+    case 0x144:
+      return Insn::CallRel;
     case 0x15c:
       return Insn::Trap;
     case 0x185:
@@ -157,20 +164,36 @@ std::uint32_t Instruction::tensor_op() const {
   }
 }
 
-SassSummary classify_sass(Bytes text, int arch) {
-  SassSummary s;
-  if (arch < 70) return s;
-  s.decoded = true;
-  const std::size_t n = text.size / 16;
-  auto at = [&](std::size_t i) {
+namespace {
+
+// The walk from a kernel's entry along the one path every thread takes.
+struct Walk {
+  Walk(Bytes code, int target) : text(code), arch(target), n(code.size / 16) {}
+  Bytes text;
+  int arch;
+  std::size_t n;  // instructions
+  bool work = false, called = false;
+  std::vector<std::size_t> returns;  // CALL.REL return points, innermost last
+
+  Instruction at(std::size_t i) const {
     Instruction in;
     in.lo = text.u64(i * 16, "instruction");
     in.hi = text.u64(i * 16 + 8, "instruction");
     return in;
-  };
-  for (std::size_t i = 0; i < n; ++i) s.tensor_ops |= at(i).tensor_op();
+  }
+  // Index of a forward or backward jump's target; false when it leaves the
+  // code, is misaligned or is the instruction itself (a spin: real code).
+  bool target(const Instruction& in, std::size_t i, std::size_t* to) const {
+    const std::int64_t pc = static_cast<std::int64_t>(i * 16);
+    const std::int64_t t = in.branch_target(pc, arch);
+    if (t == pc || t < 0 || t % 16 != 0 || static_cast<std::uint64_t>(t) >= n * 16) return false;
+    *to = static_cast<std::size_t>(t / 16);
+    return true;
+  }
+  Body run();
+};
 
-  bool work = false, called = false;
+Body Walk::run() {
   std::size_t i = 0;
   for (int steps = 0; i < n && steps < kMaxStraightLine; ++steps) {
     const Instruction in = at(i);
@@ -180,29 +203,38 @@ SassSummary classify_sass(Bytes text, int arch) {
     }
     const Insn c = in.cls();
     if (!in.always()) {
-      if (c == Insn::Exit || c == Insn::Ret || c == Insn::Bra || c == Insn::IndirectBranch || c == Insn::Trap)
-        return s;  // control depends on data: from here on the code is real
+      // Control that depends on data: from here on the code is real.
+      if (c == Insn::Exit || c == Insn::Ret || c == Insn::Bra || c == Insn::IndirectBranch || c == Insn::Trap ||
+          c == Insn::CallRel)
+        return Body::Real;
       if (c != Insn::Other && c != Insn::Nop && c != Insn::Call) work = true;
       ++i;
       continue;
     }
     switch (c) {
       case Insn::Trap:
-        if (!work) s.body = Body::TrapStub;
-        return s;
-      case Insn::Exit:
+        return work ? Body::Real : Body::TrapStub;
       case Insn::Ret:
-        if (!work && !called) s.body = Body::Empty;
-        return s;
-      case Insn::Bra: {
-        const std::int64_t t = in.branch_target(static_cast<std::int64_t>(i * 16), arch);
-        if (t <= static_cast<std::int64_t>(i * 16) || t % 16 != 0 || static_cast<std::uint64_t>(t) >= n * 16)
-          return s;  // a loop or a jump out of the kernel: real code
-        i = static_cast<std::size_t>(t / 16);
+        if (!returns.empty()) {
+          i = returns.back();
+          returns.pop_back();
+          continue;
+        }
+        return work || called ? Body::Real : Body::Empty;
+      case Insn::Exit:
+        return work || called ? Body::Real : Body::Empty;
+      case Insn::Bra:
+        if (!target(in, i, &i)) return Body::Real;
+        continue;
+      case Insn::CallRel: {
+        std::size_t to = 0;
+        if (returns.size() >= kMaxCallDepth || !target(in, i, &to)) return Body::Real;
+        returns.push_back(i + 1);
+        i = to;
         continue;
       }
       case Insn::IndirectBranch:
-        return s;
+        return Body::Real;
       case Insn::Call:
         called = true;
         break;
@@ -215,6 +247,18 @@ SassSummary classify_sass(Bytes text, int arch) {
     }
     ++i;
   }
+  return Body::Real;
+}
+
+}  // namespace
+
+SassSummary classify_sass(Bytes text, int arch) {
+  SassSummary s;
+  if (arch < 70) return s;
+  s.decoded = true;
+  Walk w(text, arch);
+  for (std::size_t i = 0; i < w.n; ++i) s.tensor_ops |= w.at(i).tensor_op();
+  s.body = w.run();
   return s;
 }
 

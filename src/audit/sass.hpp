@@ -44,7 +44,8 @@ enum class Insn {
   Ret,
   Bra,
   IndirectBranch,
-  Call,
+  Call,     // CALL.ABS: the target is a relocation (another function, vprintf)
+  CallRel,  // CALL.REL: a subroutine of the same code, at branch_target()
   Trap,
   Store,
   Atomic,
@@ -65,7 +66,7 @@ struct Instruction {
   unsigned predicate() const { return static_cast<unsigned>((lo >> 12) & 0xf); }
   bool always() const { return predicate() == 0x7; }
   bool never() const { return predicate() == 0xf; }
-  // Branch target of a BRA at byte offset pc in code for `arch`.
+  // Target of a BRA or CALL.REL at byte offset pc in code for `arch`.
   std::int64_t branch_target(std::int64_t pc, int arch) const;
   std::uint32_t tensor_op() const;  // tc:: bit of a tensor-core instruction, else 0
 };
@@ -81,6 +82,11 @@ struct SassSummary {
 // straight-line code without a store, atomic or tensor-core instruction; an
 // empty body reaches an unconditional EXIT that way without even a call. Traps
 // behind a branch or a predicated EXIT (assert, error paths) are real code.
+// Unconditional branches and CALL.REL subroutines (a RET returns after the
+// call) are followed, so a kernel whose body is a called subroutine
+// (`BSSY; CALL.REL.NOINC body; BSYNC; EXIT`, FlashAttention-2 on sm_90) is
+// judged by that body; a CALL.ABS (relocated: another function) counts as a
+// call whose callee is not seen.
 SassSummary classify_sass(Bytes text, int arch);
 
 }  // namespace fp8kit::audit
