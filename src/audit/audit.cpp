@@ -67,9 +67,10 @@ void append(std::vector<T>& to, std::vector<T>& from) {
 
 struct Auditor {
   Auditor(const AuditOptions& options, AuditReport& r)
-      : ctx{options, options.gpus.empty() ? default_gpus() : options.gpus, !options.gpus.empty(), nullptr},
+      : ctx{options, options.gpus.empty() ? default_gpus() : options.gpus, !options.gpus.empty(), nullptr, {}},
         threads(options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency())),
         report(r) {}
+  Auditor(const Auditor&) = delete;
   TallyContext ctx;
   unsigned threads;
   AuditReport& report;
@@ -197,7 +198,10 @@ AuditReport run(const std::vector<Source>& sources, const std::vector<InputFile>
       return report;
     }
   }
-  for (const InputFile& f : files) report.inputs.push_back({f.path, f.library, 0, 0, 0, 0});
+  for (const InputFile& f : files) {
+    report.inputs.push_back({f.path, f.library, 0, 0, 0, 0});
+    a.ctx.libraries.push_back(f.library);
+  }
   for (std::size_t lo = 0; lo < sources.size();) {
     std::size_t hi = lo, bytes = 0;
     while (hi < sources.size() && (hi == lo || bytes < kBatchBytes)) bytes += size_of(sources[hi++]);

@@ -61,6 +61,7 @@ struct KernelRecord {
   std::string kernel;     // mangled
   std::string demangled;  // == kernel when it does not demangle
   std::string where;      // "lib.so:.nv_fatbin+0x1f00", "lib.a[x.o]:__nv_relfatbin+0x0"
+  std::string library;    // the input's library (InputFile::library)
   int gpu = 0;
   Outcome outcome = Outcome::Sass;
   bool has_image = false;

@@ -123,6 +123,7 @@ void tally_job(std::size_t job_index, const Job& job, const TallyContext& ctx, P
       if (pretty.empty()) pretty = demangle(name);
       r.demangled = pretty;
       r.where = job.where;
+      if (job.input < ctx.libraries.size()) r.library = ctx.libraries[job.input];
       if (ctx.options.keep_records) out.records.push_back({job_index, r});
       if (report_it) out.offenders.push_back({job_index, std::move(r)});
     }

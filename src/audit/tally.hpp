@@ -26,6 +26,7 @@ struct TallyContext {
   std::vector<int> gpus;
   bool gpus_requested = false;
   std::unique_ptr<std::regex> filter;  // --kernel
+  std::vector<std::string> libraries;  // per input
 };
 
 // Audits job `job_index`; throws FormatError when its container does not parse.

@@ -31,6 +31,17 @@ bool head_is_auditable(const std::string& path) {
   return n > 0 && is_auditable(Bytes(head, static_cast<std::size_t>(n)));
 }
 
+// Files a walk skips by name, unopened: sources, text, data and bytecode
+// (a site-packages holds tens of thousands of them).
+bool skipped_by_name(const fs::path& p) {
+  static const char* const kText[] = {".py",  ".pyc", ".pyi", ".h",    ".hpp", ".cuh", ".txt", ".json", ".md",
+                                      ".rst", ".html", ".js", ".css",  ".png", ".csv", ".pth", ".toml", ".yaml"};
+  const std::string ext = p.extension().string();
+  for (const char* e : kText)
+    if (ext == e) return true;
+  return false;
+}
+
 std::string stem(const std::string& file) {
   const std::size_t so = file.find(".so");
   return so == std::string::npos ? file : file.substr(0, so);
@@ -73,11 +84,11 @@ struct Walker {
       std::error_code fe;
       if (it->is_directory(fe) || !it->is_regular_file(fe)) continue;  // directories: entered unless links
       const std::string path = it->path().string();
-      if (!first_time(path)) continue;
-      if (!head_is_auditable(path)) {
+      if (skipped_by_name(it->path()) || !head_is_auditable(path)) {
         ++out.skipped;
         continue;
       }
+      if (!first_time(path)) continue;
       out.files.push_back({path, library_of(it->path(), base), false});
     }
   }
