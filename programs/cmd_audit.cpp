@@ -357,7 +357,8 @@ void register_audit(CLI::App& app, Action& action) {
   python->expected(0, -1);
   sub->add_option("--gpu", args->gpus,
                   "GPU capability to model (sm_121, 12.1 or 121; 'local': the GPUs of this machine; repeatable). "
-                  "Default: every released capability, 7.5 ... 12.1");
+                  "Default: every released capability, 7.5 ... 12.1")
+      ->allow_extra_args(false);  // one value per --gpu: a file after it stays a file
   sub->add_option("--kernel", args->kernel, "only kernels whose mangled or demangled name matches this regex");
   sub->add_flag("--json", args->json, "machine-readable report (docs/audit.md gives the schema)");
   sub->add_flag("--all", args->all, "list every kernel on every GPU, not only the offenders");

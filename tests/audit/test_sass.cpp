@@ -36,6 +36,7 @@ std::vector<std::vector<std::uint8_t>> cubins_of(const std::string& name) {
 }
 
 Insn expected_class(const std::string& mnemonic) {
+  if (mnemonic.rfind("CALL.REL", 0) == 0) return Insn::CallRel;
   const std::string base = mnemonic.substr(0, mnemonic.find('.'));
   static const std::map<std::string, Insn> m = {
       {"NOP", Insn::Nop},          {"EXIT", Insn::Exit},          {"RET", Insn::Ret},
@@ -104,7 +105,7 @@ TEST_P(SassVsCuobjdump, EveryInstructionClassMatches) {
         ASSERT_EQ(in.hi, d.hi);
         EXPECT_EQ(insn_name(in.cls()), insn_name(expected_class(d.mnemonic)))
             << "sm_" << c.arch << " " << k.name << " +" << std::hex << d.offset << ": " << d.text;
-        if (in.cls() == Insn::Bra) {
+        if (in.cls() == Insn::Bra || in.cls() == Insn::CallRel) {
           static const std::regex target(R"((0x[0-9a-f]+)\s*$)");
           std::smatch m;
           if (std::regex_search(d.text, m, target)) {
@@ -126,7 +127,7 @@ TEST_P(SassVsCuobjdump, EveryInstructionClassMatches) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, SassVsCuobjdump,
                          ::testing::Values("tensor_75.cubin", "tensor_89.cubin", "tensor_90.cubin", "tensor_120.cubin",
                                            "eq_guard.o", "eq_guard_121.cubin", "range_guard_89.o", "plain.o",
-                                           "rdc_a.o"));
+                                           "rdc_a.o", "call_body.o", "feat_90a_120a.o"));
 
 // Body class and tensor ops of `kernel` in the cubin for `arch` of a fixture.
 SassSummary summary(const std::string& name, int arch, const std::string& kernel) {
@@ -156,6 +157,62 @@ TEST(SassBody, BenignTrapsAreRealCode) {
   EXPECT_EQ(summary("plain.o", 120, "print_trap").body, Body::TrapStub);
   EXPECT_EQ(summary("plain.o", 120, "empty_kernel").body, Body::Empty);
   EXPECT_EQ(summary("tensor_120.cubin", 120, "loop_kernel").body, Body::Real);
+}
+
+TEST(SassBody, CalledSubroutinesAreFollowed) {
+  // BSSY; CALL.REL.NOINC body; BSYNC; EXIT: the body decides (both branch layouts).
+  for (int sm : {75, 90, 120}) {
+    SCOPED_TRACE(sm);
+    EXPECT_EQ(summary("call_body.o", sm, "call_body_kernel").body, Body::Real);
+    EXPECT_EQ(summary("call_body.o", sm, "call_trap_kernel").body, Body::TrapStub);
+    EXPECT_EQ(summary("call_body.o", sm, "call_empty_kernel").body, Body::Empty);
+  }
+}
+
+// A kernel of 128-bit words, for walks the fixtures do not make.
+struct Code {
+  std::vector<std::uint64_t> words;
+  static constexpr std::uint64_t kAlways = 0x7000;
+  // sm_90+ layout of a relative target (bits 2-9 of the offset in bits 16-23).
+  Code& jump(unsigned opcode, int to) {
+    const std::int64_t off = static_cast<std::int64_t>(to) * 16 - (static_cast<std::int64_t>(size()) + 1) * 16;
+    const std::uint64_t raw = static_cast<std::uint64_t>(off) & ((std::uint64_t{1} << 50) - 1);
+    words.push_back(opcode | kAlways | (((raw >> 2) & 0xff) << 16) | ((raw >> 10) << 34));
+    words.push_back((raw >> 10) >> 30);
+    return *this;
+  }
+  Code& op(unsigned opcode, std::uint64_t predicate = kAlways) {
+    words.push_back(opcode | predicate);
+    words.push_back(0);
+    return *this;
+  }
+  std::size_t size() const { return words.size() / 2; }
+  Body body() const {
+    return classify_sass(Bytes(reinterpret_cast<const std::uint8_t*>(words.data()), words.size() * 8), 90).body;
+  }
+};
+constexpr unsigned kMov = 0x002, kStg = 0x186, kExit = 0x14d, kRet = 0x150, kTrap = 0x15c, kBra = 0x147,
+                   kCallRel = 0x144, kCallAbs = 0x143;
+
+TEST(SassBody, WalksThroughCallsAndBranches) {
+  // CALL sub; EXIT; sub: STG; RET -> real.
+  EXPECT_EQ(Code().jump(kCallRel, 2).op(kExit).op(kStg).op(kRet).body(), Body::Real);
+  // CALL sub; EXIT; sub: RET -> empty (the subroutine did nothing).
+  EXPECT_EQ(Code().jump(kCallRel, 2).op(kExit).op(kRet).body(), Body::Empty);
+  // CALL a; a: CALL b; ...; b: TRAP -> trap stub, nested.
+  EXPECT_EQ(Code().jump(kCallRel, 2).op(kExit).jump(kCallRel, 4).op(kRet).op(kTrap).body(), Body::TrapStub);
+  // A backward unconditional branch is followed: BRA 2; TRAP; MOV; BRA 1 -> trap stub.
+  EXPECT_EQ(Code().jump(kBra, 2).op(kTrap).op(kMov).jump(kBra, 1).body(), Body::TrapStub);
+  // A branch to itself spins: real (never a stub); so is a call out of the code.
+  EXPECT_EQ(Code().op(kMov).jump(kBra, 1).body(), Body::Real);
+  EXPECT_EQ(Code().jump(kCallRel, 40).op(kExit).body(), Body::Real);
+  // A conditional CALL.REL depends on data: real.
+  EXPECT_EQ(Code().op(kCallRel | 0x1000, 0).op(kTrap).body(), Body::Real);
+  // CALL.ABS (printf) then trap: still the print-and-trap stub; then EXIT: real.
+  EXPECT_EQ(Code().op(kCallAbs).op(kTrap).body(), Body::TrapStub);
+  EXPECT_EQ(Code().op(kCallAbs).op(kExit).body(), Body::Real);
+  // Unbounded recursion stops at the depth limit as real code.
+  EXPECT_EQ(Code().jump(kCallRel, 1).jump(kCallRel, 0).body(), Body::Real);
 }
 
 TEST(SassTensorOps, NativeAndEmulatedFp8) {
