@@ -121,8 +121,8 @@ def check(samples, report, extract, cuobjdump, tmp):
         try:
             out = subprocess.run([cuobjdump, "-sass", "-fun", s["kernel"], s["cubin"]], capture_output=True,
                                  text=True, timeout=20).stdout
-        except subprocess.TimeoutExpired:
-            s["cuobjdump"] = "timeout"
+        except (subprocess.TimeoutExpired, OSError) as e:
+            s["cuobjdump"] = "failed: %s" % e
             continue
         lines = [l.strip() for l in out.splitlines() if INSN.search(l)]
         s["cuobjdump"], s["via_call"] = walk(lines)

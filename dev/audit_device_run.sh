@@ -9,8 +9,8 @@ out=$1
 here=$(cd "$(dirname "$0")" && pwd)
 fp=$here/fp8kit
 ldd "$fp" | grep -q 'not found' && export LD_LIBRARY_PATH=$here/lib
-cuobj=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
 site=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+cuobj=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump "$site"/nvidia/cu*/bin/cuobjdump 2>/dev/null | head -1)
 torch=$(python3 -c 'import importlib.util, os; print(os.path.dirname(importlib.util.find_spec("torch").origin))')
 timed() { python3 "$here/audit_timed.py" "$@" | tee -a "$out/times.txt"; }
 {
@@ -22,13 +22,14 @@ timed() { python3 "$here/audit_timed.py" "$@" | tee -a "$out/times.txt"; }
   "$cuobj" --version | tail -2
 } >"$out/env.txt" 2>&1
 timed "python cold" /tmp/py.json timeout 60 "$fp" audit --python --json
-libs() { ls "$site"/nvidia/$1/lib/lib$2*.so* "$site"/nvidia/cu1*/lib/lib$2*.so* 2>/dev/null; }
+libs() { find "$site/nvidia" -maxdepth 4 -name "lib$1*.so*" \( -type f -o -type l \) 2>/dev/null | sort; }
 timed "libtorch_cuda 9.0 12.1" /tmp/torch.json "$fp" audit "$torch/lib/libtorch_cuda.so" --gpu 9.0 --gpu 12.1 --json
 "$fp" audit "$torch/lib/libtorch_cuda.so" --gpu 9.0 --gpu 12.1 2>&1 | head -c 100000 >"$out/torch.txt"
 : >"$out/libs.txt"
-for l in cudnn:cudnn cublas:cublasLt nccl:nccl; do
-  files=$(libs ${l%%:*} ${l##*:})
-  timed "${l##*:} 9.0 12.1" /tmp/${l##*:}.json "$fp" audit $files --gpu 9.0 --gpu 12.1 --json
+for l in cudnn cublasLt nccl; do
+  files=$(libs $l)
+  echo "== $l: $files" >>"$out/libs.txt"
+  timed "$l 9.0 12.1" /tmp/$l.json "$fp" audit $files --gpu 9.0 --gpu 12.1 --json
   "$fp" audit $files --gpu 9.0 --gpu 12.1 2>&1 | head -c 60000 >>"$out/libs.txt"
 done
 "$fp" audit "$torch/lib/libtorch_cuda.so" --gpu 9.0 --all --kernel 'flash_fwd|flash_bwd' --json >/tmp/flash.json

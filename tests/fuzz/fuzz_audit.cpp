@@ -1,5 +1,6 @@
 // libFuzzer target over everything fp8kit audit and lint parse: ELF, ar,
-// fatbin (with LZ4/ZSTD entries), cubin, SASS, PTX, and source text.
+// fatbin (with LZ4/ZSTD entries), cubin, SASS (also raw, as code), PTX, and
+// source text.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -20,6 +21,9 @@ void one_input(const std::uint8_t* data, std::size_t size) {
   o.keep_records = true;
   const AuditReport r = audit_bytes(Bytes(data, size), "fuzz", o);
   (void)r.has_findings();
+  // The raw bytes as a kernel's code: the walk through branches and CALL.REL
+  // subroutines must stay inside it, in both branch-offset layouts.
+  for (int arch : {80, 90}) (void)classify_sass(Bytes(data, size & ~std::size_t{15}), arch);
   if (binary && size > 4096) return;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   for (SourceKind k : {SourceKind::Cpp, SourceKind::Python, SourceKind::CMake}) (void)lint_source(text, k, "fuzz");
