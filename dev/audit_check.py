@@ -12,7 +12,7 @@ Usage: audit_check.py OUT.json EXTRACT CUOBJDUMP NAME=REPORT.json ...
 """
 import collections, json, os, re, subprocess, sys, tempfile
 
-PER_CLASS = 2
+PER_CLASS = int(os.environ.get("AUDIT_CHECK_PER_CLASS", "2"))
 INSN = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)([^;]*);")
 WORK = ("ST", "STG", "STS", "STL", "ATOM", "ATOMG", "ATOMS", "RED", "REDG", "HMMA", "IMMA", "QMMA", "HGMMA",
         "QGMMA", "UTCHMMA", "UTCQMMA", "UTCIMMA", "UTCOMMA", "UBLKCP", "UTMASTG")
@@ -37,7 +37,7 @@ def walk(lines):
         if pred == "@!PT":
             off += 16
             continue
-        if pred:
+        if pred or op.startswith("BRA.U"):  # BRA.U: a uniform predicate in the operands
             if base in ("EXIT", "RET", "BRA", "BRX", "BPT", "JMX") or op.startswith("CALL.REL"):
                 return "real", via_call
             work |= base in WORK

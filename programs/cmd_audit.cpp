@@ -2,6 +2,7 @@
 // binaries, and whether it is a trap stub, an empty body or missing; each
 // offender graded by the family rule (src/audit/grade.hpp).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -134,11 +135,23 @@ void print_offenders(const audit::AuditReport& r, bool with_notes) {
       std::printf("  %s\n    [%s]\n", pretty.c_str(), kernel.c_str());
     else
       std::printf("  %s\n", kernel.c_str());
-    std::string where;
+    // One line per GPU and verdict; a kernel built into many modules (one per
+    // translation unit) says where the first is and how many more.
+    std::vector<std::pair<std::string, std::pair<const audit::KernelRecord*, std::size_t>>> lines;
     for (const auto* o : recs) {
-      if (o->where != where) std::printf("    in %s\n", o->where.c_str());
-      where = o->where;
-      std::printf("      %-5s %s\n", audit::capability_name(o->gpu).c_str(), describe(*o).c_str());
+      const std::string line = audit::capability_name(o->gpu) + "|" + describe(*o);
+      auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == line; });
+      if (it == lines.end())
+        lines.push_back({line, {o, 1}});
+      else
+        ++it->second.second;
+    }
+    for (const auto& [line, first] : lines) {
+      const audit::KernelRecord& o = *first.first;
+      std::printf("      %-5s %s\n", audit::capability_name(o.gpu).c_str(), describe(o).c_str());
+      std::printf("              in %s", o.where.c_str());
+      if (first.second > 1) std::printf(" and %zu more modules", first.second - 1);
+      std::printf("\n");
     }
   }
 }

@@ -35,7 +35,9 @@ struct Discovery {
   std::vector<InputError>& errors;
   std::size_t input = 0;
 
-  void add(std::string where, bool cubin, Bytes b) { jobs.push_back({input, std::move(where), cubin, b}); }
+  void add(std::string where, bool cubin, Bytes b, bool embedded = false) {
+    jobs.push_back({input, std::move(where), cubin, embedded, b});
+  }
 
   void file(Bytes b, const std::string& label, int depth) {
     if (is_archive(b) || is_thin_archive(b)) {
@@ -161,7 +163,7 @@ struct Discovery {
             const std::size_t n = elf_extent(rest);
             if (n > 0) {
               parse_cubin(Bytes(rest.data, n));
-              add(label + "@" + hex(off), true, Bytes(rest.data, n));
+              add(label + "@" + hex(off), true, Bytes(rest.data, n), true);
               next = off + n;
             }
           }

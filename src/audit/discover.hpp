@@ -15,6 +15,7 @@ struct Job {
   std::size_t input = 0;  // index into the report's inputs
   std::string where;      // "lib.so:.nv_fatbin+0x1f00"
   bool is_cubin = false;
+  bool embedded = false;  // found by the scan outside the fatbin sections (vendor .rodata)
   Bytes bytes;
 };
 

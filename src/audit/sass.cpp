@@ -202,7 +202,7 @@ Body Walk::run() {
       continue;
     }
     const Insn c = in.cls();
-    if (!in.always()) {
+    if (!in.always() || in.uniform_branch()) {
       // Control that depends on data: from here on the code is real.
       if (c == Insn::Exit || c == Insn::Ret || c == Insn::Bra || c == Insn::IndirectBranch || c == Insn::Trap ||
           c == Insn::CallRel)

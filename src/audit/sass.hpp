@@ -66,6 +66,10 @@ struct Instruction {
   unsigned predicate() const { return static_cast<unsigned>((lo >> 12) & 0xf); }
   bool always() const { return predicate() == 0x7; }
   bool never() const { return predicate() == 0xf; }
+  // BRA.U (operand form 2 in bits 9-11): `BRA.U !UP0, target` branches on a
+  // uniform predicate, so it is conditional although its guard is PT
+  // (PyTorch's vectorized elementwise kernels on sm_120 start with one).
+  bool uniform_branch() const { return opcode() == 0x147 && ((lo >> 9) & 0x7) == 0x2; }
   // Target of a BRA or CALL.REL at byte offset pc in code for `arch`.
   std::int64_t branch_target(std::int64_t pc, int arch) const;
   std::uint32_t tensor_op() const;  // tc:: bit of a tensor-core instruction, else 0

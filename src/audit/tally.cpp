@@ -25,14 +25,16 @@ TensorCores loaded_tensor_cores(const arch::Image& im, std::uint32_t ops, int gp
 }
 
 // The outcome of kernel k on GPU number g, without names or siblings.
-KernelRecord outcome_of(Module& m, std::string_view k, std::size_t g, int gpu) {
+// A cubin found loose in a library's data is one of a set the library picks
+// from at run time (one per target): no image for a GPU is no claim there.
+KernelRecord outcome_of(Module& m, std::string_view k, std::size_t g, int gpu, bool loose_cubin) {
   KernelRecord r;
   r.gpu = gpu;
   const int idx = m.chosen[g];
   if (idx < 0 || !m.images[static_cast<std::size_t>(idx)].has(k)) {
     bool targeted = false;
     for (const ModuleImage& im : m.images) targeted |= im.has(k) && same_family(im.image.arch, gpu);
-    r.outcome = targeted ? Outcome::Missing : Outcome::NotBuilt;
+    r.outcome = targeted && !loose_cubin ? Outcome::Missing : Outcome::NotBuilt;
     if (idx >= 0) {
       r.has_image = true;
       r.image = m.images[static_cast<std::size_t>(idx)].image;
@@ -110,7 +112,7 @@ void tally_job(std::size_t job_index, const Job& job, const TallyContext& ctx, P
       if (!std::regex_search(name, *ctx.filter) && !std::regex_search(pretty, *ctx.filter)) continue;
     }
     for (std::size_t g = 0; g < ctx.gpus.size(); ++g) {
-      KernelRecord r = outcome_of(m, kv, g, ctx.gpus[g]);
+      KernelRecord r = outcome_of(m, kv, g, ctx.gpus[g], job.is_cubin && job.embedded);
       count(out.per_gpu[g], r);
       const bool offender =
           r.outcome == Outcome::TrapStub || r.outcome == Outcome::Missing || r.outcome == Outcome::Empty;

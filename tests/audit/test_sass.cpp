@@ -127,7 +127,8 @@ TEST_P(SassVsCuobjdump, EveryInstructionClassMatches) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, SassVsCuobjdump,
                          ::testing::Values("tensor_75.cubin", "tensor_89.cubin", "tensor_90.cubin", "tensor_120.cubin",
                                            "eq_guard.o", "eq_guard_121.cubin", "range_guard_89.o", "plain.o",
-                                           "rdc_a.o", "call_body.o", "feat_90a_120a.o"));
+                                           "rdc_a.o", "call_body.o", "feat_90a_120a.o",
+                                           "uniform_branch.o"));
 
 // Body class and tensor ops of `kernel` in the cubin for `arch` of a fixture.
 SassSummary summary(const std::string& name, int arch, const std::string& kernel) {
@@ -169,6 +170,10 @@ TEST(SassBody, CalledSubroutinesAreFollowed) {
   }
 }
 
+TEST(SassBody, UniformBranchIsConditional) {
+  for (int sm : {90, 120}) EXPECT_EQ(summary("uniform_branch.o", sm, "uniform_branch").body, Body::Real) << sm;
+}
+
 // A kernel of 128-bit words, for walks the fixtures do not make.
 struct Code {
   std::vector<std::uint64_t> words;
@@ -206,6 +211,9 @@ TEST(SassBody, WalksThroughCallsAndBranches) {
   // A branch to itself spins: real (never a stub); so is a call out of the code.
   EXPECT_EQ(Code().op(kMov).jump(kBra, 1).body(), Body::Real);
   EXPECT_EQ(Code().jump(kCallRel, 40).op(kExit).body(), Body::Real);
+  // BRA.U !UP0 (form 2) to an EXIT: conditional, so real (the seen empty-body false positive).
+  EXPECT_EQ(Code().jump(kBra | 0x400, 2).op(kStg).op(kExit).body(), Body::Real);
+  EXPECT_EQ(Code().jump(kBra, 2).op(kStg).op(kExit).body(), Body::Empty);  // the plain BRA skips the store
   // A conditional CALL.REL depends on data: real.
   EXPECT_EQ(Code().op(kCallRel | 0x1000, 0).op(kTrap).body(), Body::Real);
   // CALL.ABS (printf) then trap: still the print-and-trap stub; then EXIT: real.
