@@ -46,8 +46,7 @@ struct Discovery {
         const std::string member = label + "[" + m.name + "]";
         try {
           // Members that are neither ELF nor fatbin (text, LLVM bitcode) carry no GPU code.
-          if (is_auditable(m.bytes))
-            file(m.bytes, member, depth + 1);
+          if (is_auditable(m.bytes)) file(m.bytes, member, depth + 1);
         } catch (const FormatError& e) {
           errors.push_back({member, e.what()});
         }
