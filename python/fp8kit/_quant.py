@@ -33,7 +33,7 @@ def _dynamic_tensor_scale(x, rms_weight, eps, fp8_max):
 def _check(x, mode, fp8_dtype, scale, rms_weight):
     dev = T.cuda_device(x, "x")
     x_type = T.tensor(x, "x", T.WIDE_DTYPES, 2, dev)
-    ldx = T.inner_contiguous(x, "x")
+    ldx = T.row_pitch(x, "x")
     q_type = T.FP8_DTYPES.get(fp8_dtype)
     if q_type is None:
         raise invalid(f"fp8_dtype = {fp8_dtype}: must be float8_e4m3fn or float8_e5m2")
@@ -79,10 +79,8 @@ def quantize(x, mode="row", fp8_dtype=torch.float8_e4m3fn, scale=None, rms_weigh
         code = _lib.SCALE_BLOCK
     if m == 0:
         return q, s
-    with T.on_device(dev):
-        _lib.quantize(m, k, x.data_ptr(), ldx, x_type, q.data_ptr(), q.stride(0), q_type, code,
-                      written.data_ptr(), 0 if rms_weight is None else rms_weight.data_ptr(), float(eps),
-                      T.stream(dev))
+    T.run_on(dev, _lib.quantize, m, k, x.data_ptr(), ldx, x_type, q.data_ptr(), k, q_type, code,
+             written.data_ptr(), 0 if rms_weight is None else rms_weight.data_ptr(), float(eps), T.stream(dev))
     if mode == "block" and not column_major_scales:
         s.copy_(written.t())
     return q, s

@@ -2,8 +2,6 @@
 checks that raise fp8kit.Error naming the argument, the current raw stream,
 and running on the tensors' device."""
 
-import contextlib
-
 import torch
 
 from . import _lib
@@ -44,11 +42,12 @@ def tensor(t, name, dtypes, dim, dev):
     return code
 
 
-def inner_contiguous(t, name):
-    """Row pitch of the 2-D tensor t, whose last dimension must be contiguous."""
-    if t.stride(1) != 1 and t.shape[1] > 1:
-        raise invalid(f"{name} has strides {t.stride()}: its last dimension must be contiguous (stride 1)")
-    return t.stride(0)
+def row_pitch(t, name):
+    """Row pitch (elements) of the 2-D tensor t, whose last dimension must be contiguous."""
+    stride = t.stride()
+    if stride[1] != 1 and t.shape[1] > 1:
+        raise invalid(f"{name} has strides {stride}: its last dimension must be contiguous (stride 1)")
+    return stride[0]
 
 
 def dense(t):
@@ -56,9 +55,11 @@ def dense(t):
     return t if t.is_contiguous() else t.contiguous()
 
 
-def pitch_aligned(t):
-    """True when the 2-D tensor t can be fp8kit's output as it is (16-byte base and row pitch)."""
-    return (t.stride(1) == 1 or t.shape[1] == 1) and (t.stride(0) * t.element_size()) % ROW_ALIGN_BYTES == 0 \
+def output_ready(t):
+    """True when the 2-D tensor t can be fp8kit's output as it is: last dimension
+    contiguous, 16-byte base and row pitch."""
+    stride = t.stride()
+    return (stride[1] == 1 or t.shape[1] == 1) and (stride[0] * t.element_size()) % ROW_ALIGN_BYTES == 0 \
         and t.data_ptr() % ROW_ALIGN_BYTES == 0
 
 
@@ -79,9 +80,10 @@ def stream(dev):
     return torch._C._cuda_getCurrentRawStream(dev)
 
 
-def on_device(dev):
-    """A context that makes dev the current CUDA device, a no-op when it already is
-    (fp8kit runs on the current device)."""
-    if dev == torch.cuda.current_device():
-        return contextlib.nullcontext()
-    return torch.cuda.device(dev)
+def run_on(dev, fn, *args):
+    """fn(*args) with dev as the current CUDA device (fp8kit runs on the current
+    device); no device switch when it already is."""
+    if dev == torch._C._cuda_getDevice():
+        return fn(*args)
+    with torch.cuda.device(dev):
+        return fn(*args)

@@ -34,7 +34,7 @@ def cutlass_scaled_mm(a, b, scale_a, scale_b, out_dtype, bias=None):
         raise invalid(f"b: must be a 2-D [K, N] tensor, got {getattr(b, 'shape', type(b).__name__)}")
     out = T.padded_empty(a.shape[0], b.shape[1], out_dtype, a.device)
     if ops._eager(a):
-        _gemm.cutlass_scaled_mm_into(out, a, b, scale_a, scale_b, bias)
+        _gemm.cutlass_scaled_mm_into(out, a, b, scale_a, scale_b, bias, fresh=True)
     else:
         torch.ops.fp8kit.cutlass_scaled_mm(out, a, b, scale_a, scale_b, bias)
     return out
@@ -43,7 +43,8 @@ def cutlass_scaled_mm(a, b, scale_a, scale_b, out_dtype, bias=None):
 def _refuse(**unsupported):
     for name, value in unsupported.items():
         if value is not None and value is not False:
-            raise invalid(f"{name} = {value!r}: not supported by fp8kit")
+            shown = "a tensor" if isinstance(value, torch.Tensor) else repr(value)
+            raise invalid(f"{name} = {shown}: not supported by fp8kit")
 
 
 def _into(output, q, name):
