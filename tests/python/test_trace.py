@@ -87,3 +87,40 @@ def test_make_fx_symbolic():
 def test_cpu_tensors_raise_fp8kit_error(call):
     with pytest.raises(fp8kit.Error, match="is on cpu: fp8kit runs on CUDA tensors"):
         call()
+
+
+def _mode(scale_a_shape, scale_b_shape, m=64, n=256, k=512):
+    from fp8kit import _gemm, _lib
+    names = {_lib.SCALE_TENSOR: "tensor", _lib.SCALE_ROW: "row", _lib.SCALE_COL: "col", _lib.SCALE_BLOCK: "block"}
+    a_mode, sa, b_mode, sb = _gemm._scales(torch.ones(scale_a_shape), torch.ones(scale_b_shape), m, n, k,
+                                           _gemm.NAMES)
+    return names[a_mode], names[b_mode], tuple(sa.shape), tuple(sb.shape)
+
+
+@pytest.mark.parametrize("sa, sb, expected", [
+    ((), (1,), ("tensor", "tensor", (), (1,))),
+    ((64, 1), (1, 256), ("row", "col", (64, 1), (1, 256))),
+    ((64,), (256, 1), ("row", "col", (64,), (256, 1))),
+    ((1, 1), (256,), ("tensor", "col", (1, 1), (256,))),
+    ((64, 4), (2, 4), ("block", "block", (4, 64), (2, 4))),           # A's block scale goes to fp8kit as [kb, M]
+])
+def test_scale_shapes_pick_the_mode(sa, sb, expected):
+    assert _mode(sa, sb) == expected
+
+
+def test_k_up_to_128_reads_a_row_scale_as_a_block_scale_when_b_is_blocked():
+    # [M, 1] is both a per-token scale and a [M, ceil(K/128)] block scale: the same product.
+    assert _mode((64, 1), (2, 1), k=128)[:2] == ("block", "block")
+
+
+@pytest.mark.parametrize("sa, sb, match", [
+    ((63,), (1,), r"scale_a has shape \(63,\)"),
+    ((4, 64), (2, 4), r"scale_a has shape \(4, 64\): with block scales for B"),
+    ((64, 4), (4, 2), r"scale_b has shape \(4, 2\): with 1x128 scales for A"),
+    ((64, 4), (1,), r"scale_b has shape \(1,\): with 1x128 scales for A"),
+    ((1,), (255,), r"scale_b has shape \(255,\)"),
+    ((64, 2), (256,), r"scale_a has shape \(64, 2\)"),
+])
+def test_scale_shapes_that_fit_no_mode(sa, sb, match):
+    with pytest.raises(fp8kit.Error, match=match):
+        _mode(sa, sb)
