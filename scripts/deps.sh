@@ -36,6 +36,9 @@ fp8kit_install_deps() {
     $py -m pip install -q "${FP8KIT_PIP_PACKAGES[@]}" 2>/dev/null ||
       echo "fp8kit: could not pip-install cuobjdump/nvdisasm; the SASS cross-check will be skipped" >&2
   fi
+  # The Python package's CPU tests (tests/python) run under pytest.
+  $py -c 'import pytest' 2>/dev/null || $py -m pip install -q pytest 2>/dev/null ||
+    echo "fp8kit: could not pip-install pytest; the Python tests will be skipped" >&2
   local bin
   bin="$(fp8kit_pip_bin cuobjdump)"
   [ -n "$bin" ] && export PATH="$(dirname "$bin"):$PATH"

@@ -1,0 +1,103 @@
+"""fp8kit's PyTorch operators (torch.library, namespace `fp8kit`) and the Python
+functions over them.
+
+    torch.ops.fp8kit.scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=None) -> Tensor
+    torch.ops.fp8kit.cutlass_scaled_mm(out, a, b, a_scales, b_scales, bias=None) -> ()   (writes out)
+    torch.ops.fp8kit.quantize(x, mode="row", fp8_dtype=None, scale=None, rms_weight=None,
+                              eps=1e-6, column_major_scales=True) -> (Tensor, Tensor)
+
+(out_dtype None: bfloat16; fp8_dtype None: float8_e4m3fn.) Each op has a fake
+implementation, so torch.compile(fullgraph=True) traces it with symbolic
+shapes; each runs on the current CUDA stream (CUDA-graph capture works). The
+implementation is registered for every device (CompositeExplicitAutograd), so a
+CPU tensor reaches it and raises fp8kit.Error. The ops are defined with
+torch.library.Library rather than torch.library.custom_op: the latter's Python
+autograd wrapper costs about 7 us more per call (docs/python.md).
+
+The Python functions (fp8kit.scaled_mm, fp8kit.quantize) call the
+implementation directly in eager mode, skipping the dispatcher, and the op
+while compiling or tracing. A new op is one `_register` call: its schema, its
+implementation and its fake.
+"""
+
+import torch
+
+from . import _gemm, _quant
+
+_LIBRARY = torch.library.Library("fp8kit", "DEF")
+
+
+def _register(name, schema, impl, fake):
+    _LIBRARY.define(name + schema)
+    _LIBRARY.impl(name, impl, "CompositeExplicitAutograd")
+    torch.library.register_fake(f"fp8kit::{name}", fake, lib=_LIBRARY)
+    return getattr(torch.ops.fp8kit, name).default
+
+
+def _eager(t):
+    """True when t can go straight to the implementation: a plain CUDA tensor,
+    not under torch.compile and no dispatch mode (fake tensors, make_fx) active;
+    or no tensor at all (the implementation raises fp8kit.Error). Anything else
+    (meta tensors, tracing) goes through the dispatcher."""
+    if type(t) is torch.Tensor:
+        return t.is_cuda and not torch.compiler.is_compiling() and torch._C._len_torch_dispatch_stack() == 0
+    return not isinstance(t, torch.Tensor)
+
+
+def _scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=None):
+    return _gemm.scaled_mm(a, b, scale_a, scale_b, bias, out_dtype or torch.bfloat16)
+
+
+def _scaled_mm_fake(a, b, scale_a, scale_b, bias=None, out_dtype=None):
+    return _gemm.scaled_mm_fake(a, b, scale_a, scale_b, bias, out_dtype or torch.bfloat16)
+
+
+def _cutlass_scaled_mm_fake(out, a, b, a_scales, b_scales, bias=None):
+    return None
+
+
+def _quantize(x, mode="row", fp8_dtype=None, scale=None, rms_weight=None, eps=1e-6, column_major_scales=True):
+    return _quant.quantize(x, mode, fp8_dtype or torch.float8_e4m3fn, scale, rms_weight, eps, column_major_scales,
+                           copy_scale=True)
+
+
+def _quantize_fake(x, mode="row", fp8_dtype=None, scale=None, rms_weight=None, eps=1e-6, column_major_scales=True):
+    return _quant.quantize_fake(x, mode, fp8_dtype or torch.float8_e4m3fn, scale, rms_weight, eps,
+                                column_major_scales)
+
+
+scaled_mm_op = _register(
+    "scaled_mm", "(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, Tensor? bias=None, "
+    "ScalarType? out_dtype=None) -> Tensor", _scaled_mm, _scaled_mm_fake)
+cutlass_scaled_mm_op = _register(
+    "cutlass_scaled_mm", "(Tensor(a!) out, Tensor a, Tensor b, Tensor a_scales, Tensor b_scales, "
+    "Tensor? bias=None) -> ()", _gemm.cutlass_scaled_mm_into_none, _cutlass_scaled_mm_fake)
+quantize_op = _register(
+    "quantize", "(Tensor x, str mode=\"row\", ScalarType? fp8_dtype=None, Tensor? scale=None, "
+    "Tensor? rms_weight=None, float eps=1e-06, bool column_major_scales=True) -> (Tensor, Tensor)",
+    _quantize, _quantize_fake)
+
+
+def scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=torch.bfloat16):
+    """D[M, N] = (a[M, K] . b[N, K]^T) * scales (+ bias[N]), a new out_dtype tensor.
+
+    a, b: FP8 (e4m3 / e5m2, any pairing) CUDA tensors, K contiguous, K % 16 == 0.
+    scale_a: 1 element, [M] / [M, 1], or [M, ceil(K/128)] (1x128 groups);
+    scale_b: 1 element, [N] / [N, 1] / [1, N], or [ceil(N/128), ceil(K/128)];
+    float32. bias: [N] bf16 / f16 / f32 or None. Any N: when N * element size is
+    not a multiple of 16 bytes the result is an [M, N] view of a padded buffer."""
+    if _eager(a):
+        return _gemm.scaled_mm(a, b, scale_a, scale_b, bias, out_dtype)
+    return scaled_mm_op(a, b, scale_a, scale_b, bias, out_dtype)
+
+
+def quantize(x, mode="row", fp8_dtype=torch.float8_e4m3fn, scale=None, rms_weight=None, eps=1e-6,
+             column_major_scales=True):
+    """(q, scale) for x [M, K] bf16 / f16 / f32, K % 16 == 0: mode "tensor"
+    (static with scale=, dynamic without; scale [1]), "row" (dynamic per token,
+    [M, 1]) or "block" (dynamic 1x128 groups, [M, ceil(K/128)], M-contiguous
+    unless column_major_scales=False). rms_weight [K] (x's dtype) fuses
+    y = x * rsqrt(mean(x^2) + eps) * rms_weight before quantising."""
+    if _eager(x):
+        return _quant.quantize(x, mode, fp8_dtype, scale, rms_weight, eps, column_major_scales)
+    return quantize_op(x, mode, fp8_dtype, scale, rms_weight, eps, column_major_scales)
