@@ -2,14 +2,17 @@
 """Per-kernel resource usage and SASS instruction-class counts of the sm90
 object, to compare two builds of the kernel (a refactor must not move them).
 
-  sass_profile.py OBJECT > profile.txt      (cuobjdump on PATH, or $CUOBJDUMP)
+  sass_profile.py OBJECT > profile.txt      ($CUOBJDUMP, cuobjdump on PATH, or the nvidia wheel's)
   diff before.txt after.txt
 
 A kernel is named by its template arguments (tile index, X type, Y type), so
 renamed types and argument structs still line up. An instruction class is
 the opcode without its modifiers (QGMMA, LDS, BAR, ...)."""
 import collections
+import glob
 import os
+import shutil
+import site
 import re
 import subprocess
 import sys
@@ -27,8 +30,19 @@ def kernel_label(mangled):
     return f"<{TILES[int(m.group(1))]},{FP8[m.group(2)]},{FP8[m.group(3)]}>"
 
 
+def cuobjdump():
+    tool = os.environ.get("CUOBJDUMP") or shutil.which("cuobjdump")
+    if tool:
+        return tool
+    for root in site.getsitepackages() + [site.getusersitepackages()]:
+        found = glob.glob(os.path.join(root, "nvidia", "*", "bin", "cuobjdump"))
+        if found:
+            return found[0]
+    sys.exit("sass_profile.py: no cuobjdump (scripts/deps.sh installs it from pip)")
+
+
 def run(args):
-    tool = os.environ.get("CUOBJDUMP", "cuobjdump")
+    tool = cuobjdump()
     return subprocess.run([tool] + args, check=True, capture_output=True, text=True).stdout
 
 

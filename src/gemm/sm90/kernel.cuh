@@ -57,6 +57,7 @@ __device__ __forceinline__ void consume(const KernelArgs& p, const CUtensorMap* 
   for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = 0.0f;
   PipelineState<Cfg::kStages> ps;
   bool store_pending = false;  // a TMA store from the staging buffer may still be reading it
+  ptx::griddep_wait();  // scales, bias, D and the split-K workspace belong to the stream's order
   for (int u = first_unit(); u < p.num_units; u = next_unit(u)) {
     const Unit w = unit_of(p, u);
     const ColFactor cf = load_col_factor<T>(p, w.ty, thread);
@@ -92,6 +93,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
   __syncthreads();
+  // Programmatic dependent launch: the next kernel of the stream may start
+  // its CTAs on idle SMs now; it waits (griddepcontrol.wait) for this whole
+  // grid before it reads anything this one writes.
+  ptx::griddep_launch_dependents();
 
   if (warpgroup == 0) {
     ptx::setmaxnreg_dec<kProducerRegs>();

@@ -235,8 +235,20 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
 
   if (cudaError_t e = allow_smem(kern, dev.device); e != cudaSuccess) return e;
   void* kargs[] = {&map_x, &map_y, &map_d, &args};
-  return cudaLaunchKernel(reinterpret_cast<const void*>(kern.fn), dim3(pl.grid), dim3(sm90::kThreads), kargs,
-                          static_cast<size_t>(kern.smem), stream);
+  // Programmatic stream serialisation: the kernel may start while the one
+  // before it in the stream finishes (the kernel's griddepcontrol.wait
+  // orders every dependent access; kernel.cuh).
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(pl.grid);
+  config.blockDim = dim3(sm90::kThreads);
+  config.dynamicSmemBytes = static_cast<size_t>(kern.smem);
+  config.stream = stream;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  return cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(kern.fn), kargs);
 }
 
 }  // namespace sm90

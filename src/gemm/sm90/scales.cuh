@@ -121,6 +121,7 @@ __device__ __forceinline__ void load_scale_slot(const KernelArgs& p, const Unit&
 template <Tile T>
 __device__ __forceinline__ void produce_scales(const KernelArgs& p, SharedStorage<T>& smem, int lane) {
   PipelineState<TileConfig<T>::kStages> ps;
+  ptx::griddep_wait();  // activation scales may come from the kernel before
   for (int u = first_unit(); u < p.num_units; u = next_unit(u)) {
     const Unit w = unit_of(p, u);
     for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
