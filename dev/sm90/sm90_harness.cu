@@ -23,6 +23,7 @@
 #include "bench/common.hpp"
 #include "bench/suite.hpp"
 #include "gemm/sm90/dev_api.hpp"
+#include "reference/fp8_codec.hpp"
 #include "reference/gemm_check.hpp"
 
 using namespace fp8kit;
@@ -130,6 +131,9 @@ ref::GemmCase make_case(int64_t m, int64_t n, int64_t k, int rot, fp8kit_scale_m
   c.bias_type = kOuts[(rot / 3) % 3];
   c.lda_pad = rot % 2 ? 16 : 0;
   c.ldd_pad = rot % 3 == 1 ? 8 : 0;
+  // D's rows must stay 16-byte aligned.
+  const int64_t out_bytes = ref::dtype_bytes(c.d_type);
+  while ((c.n + c.ldd_pad) * out_bytes % 16) ++c.ldd_pad;
   return c;
 }
 
