@@ -6,7 +6,7 @@
 //
 //   sm90_harness check [quick]                 shapes x modes x types, plus forced plans
 //   sm90_harness sanitize                      small cases over every tile and split-K (for compute-sanitizer)
-//   sm90_harness bench MODE SUITE [M,N,K ...]  the plan's time per shape (MODE: tensor|channel|block)
+//   sm90_harness bench MODE SUITE [M,N,K ...]  the plan's time per shape (MODE: tensor|token-channel|block)
 //   sm90_harness sweep MODE SUITE [M,N,K ...]  every tile x split candidate per shape
 //
 // Exit status 0 only if every check passed (2: bad usage, 3: CUDA failure).
@@ -93,7 +93,7 @@ struct Tally {
   }
   int finish(const char* what) const {
     std::printf("%s: %d / %d passed\n", what, total - failed, total);
-    return failed ? fp8bench::kExitCheckFailed : fp8bench::kExitOk;
+    return failed ? fp8bench::kExitFindings : fp8bench::kExitOk;
   }
 };
 
@@ -318,12 +318,12 @@ int main(int argc, char** argv) {
     if (cmd == "sanitize") return sanitize();
     if (cmd == "bench" || cmd == "sweep") return bench(argc, argv, cmd == "sweep");
     std::fprintf(stderr, "usage: sm90_harness check [quick] | sanitize | bench|sweep MODE SUITE [M,N,K ...]\n");
-    return fp8bench::kExitBadArgs;
+    return fp8bench::kExitBadInput;
   } catch (const fp8bench::BadArgs& e) {
     std::fprintf(stderr, "sm90_harness: %s\n", e.what());
-    return fp8bench::kExitBadArgs;
+    return fp8bench::kExitBadInput;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sm90_harness: %s\n", e.what());
-    return fp8bench::kExitCudaError;
+    return fp8bench::kExitCuda;
   }
 }

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/dtype.hpp"
 #include "fp8kit_build_config.hpp"
 #include "gemm/dispatch.hpp"
 #include "gemm/sm90/dev_api.hpp"
@@ -120,9 +121,8 @@ bool encode(CUtensorMap* map, const uint8_t* base, int rows, int k, int64_t ld, 
 
 // TMA stores write whole 16-byte granules along the inner dimension.
 constexpr int kStoreGranule = 16;
-int d_bytes(fp8kit_dtype t) { return t == FP8KIT_DTYPE_F32 ? 4 : 2; }
 int n_tma_of(const GemmParams& p) {
-  const int per = kStoreGranule / d_bytes(p.d_type);
+  const int per = kStoreGranule / dtype_bytes(p.d_type);
   return p.n / per * per;
 }
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/math.hpp"
 #include "gemm/gemm_params.hpp"
 #include "gemm/sm90/tile_config.hpp"
 
@@ -25,7 +26,7 @@ constexpr int kMinSplitKBlocksLarge = 8;
 // Tiles along X per rasterisation group: a wave of ~132 tiles then covers
 // about group_x x (132 / group_x) tiles of the output.
 constexpr int kGroupX = 16;
-constexpr size_t kWorkspaceAlign = 256;
+constexpr int64_t kWorkspaceAlign = 256;
 // Makespan model of the normal tiles, in times of one 128 x 128 K block:
 // waves x (K blocks per unit x block cost + tile overhead). The 256 x 128 K
 // block costs 2.0-2.2 of the 128 x 128 one (its single accumulator waits
@@ -91,8 +92,8 @@ inline Plan plan_for(Tile t, int splits, int m, int n, int k, int sm_count, size
   if (splits > 1) {
     const size_t partial = static_cast<size_t>(tiles) * splits * pl.block_m * pl.block_n * sizeof(float);
     const size_t counters = static_cast<size_t>(tiles) * kConsumers * sizeof(unsigned);
-    pl.partial_bytes = ceil_div(partial, kWorkspaceAlign) * kWorkspaceAlign;
-    pl.counter_bytes = ceil_div(counters, kWorkspaceAlign) * kWorkspaceAlign;
+    pl.partial_bytes = static_cast<size_t>(round_up(static_cast<int64_t>(partial), kWorkspaceAlign));
+    pl.counter_bytes = static_cast<size_t>(round_up(static_cast<int64_t>(counters), kWorkspaceAlign));
     if (pl.workspace_bytes() > workspace_available) {
       splits = 1;
       pl.partial_bytes = pl.counter_bytes = 0;
