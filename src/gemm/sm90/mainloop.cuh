@@ -17,48 +17,62 @@
 
 namespace fp8kit::sm90 {
 
-// K blocks of weights the producer prefetches into L2 before
-// griddepcontrol.wait: 16 x 16 KB per CTA, ~34 MB over 132 CTAs, within the
-// 60 MB L2 beside the kernel still running.
-constexpr int kPdlPrefetchBlocks = 16;
-
 // The producer: one thread streams X and Y tiles of every K block of every
 // unit through the stages, in the consumers' order. Programmatic dependent
 // launch: the weights (B) do not depend on the kernel before this one, so
-// the first unit's first weight tiles are prefetched into L2 before
-// griddepcontrol.wait (while that kernel may still run); the stage loads
-// all come after it, in the usual order, and find those tiles in L2.
+// the weight tiles of the first unit's first kStages K blocks go out before
+// griddepcontrol.wait; everything else after it.
 template <Tile T>
 __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtensorMap* tmap_y, const KernelArgs& p,
                                         SharedStorage<T>& smem) {
   using Cfg = TileConfig<T>;
   ptx::prefetch_tensormap(tmap_x);
   ptx::prefetch_tensormap(tmap_y);
+  auto load_x = [&](int stage, const Unit& w, int kb) {
+    const int32_t c[2] = {kb * kBlockK, w.tx * Cfg::kBlockM};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem.x[stage], tmap_x, c,
+                                    &smem.full[stage]);
+  };
+  auto load_y = [&](int stage, const Unit& w, int kb) {
+    const int32_t c[2] = {kb * kBlockK, w.ty * Cfg::kBlockN};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem.y[stage], tmap_y, c,
+                                    &smem.full[stage]);
+  };
+  // The transaction count is the full box even where TMA zero-fills
+  // out-of-bounds rows or the K tail.
+  auto expect_stage = [&](int stage) {
+    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
+                                         &smem.full[stage], static_cast<uint32_t>(Cfg::kStageBytes));
+  };
+  // K blocks of the first unit whose stage is already filled (the stages
+  // start empty, so they need no wait on `empty`).
+  int ahead = 0;
   if (first_unit() < p.num_units) {
     const Unit w = unit_of(p, first_unit());
-    const int end = min(w.kb_end, w.kb_begin + kPdlPrefetchBlocks);
-    for (int kb = w.kb_begin; kb < end; ++kb) {
-      if constexpr (Cfg::kWeightsAreX) ptx::tma_prefetch_l2(tmap_x, kb * kBlockK, w.tx * Cfg::kBlockM);
-      else ptx::tma_prefetch_l2(tmap_y, kb * kBlockK, w.ty * Cfg::kBlockN);
+    ahead = min(Cfg::kStages, w.kb_end - w.kb_begin);
+    for (int i = 0; i < ahead; ++i) {
+      expect_stage(i);
+      if constexpr (Cfg::kWeightsAreX) load_x(i, w, w.kb_begin + i);
+      else load_y(i, w, w.kb_begin + i);
+    }
+    ptx::griddep_wait();
+    for (int i = 0; i < ahead; ++i) {
+      if constexpr (Cfg::kWeightsAreX) load_y(i, w, w.kb_begin + i);
+      else load_x(i, w, w.kb_begin + i);
     }
   }
-  ptx::griddep_wait();
   PipelineState<Cfg::kStages> ps;
   for (int u = first_unit(); u < p.num_units; u = next_unit(u)) {
     const Unit w = unit_of(p, u);
-    for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
+    for (int kb = w.kb_begin; kb < w.kb_end; ++kb, ps.advance()) {
+      if (ahead > 0) {
+        --ahead;
+        continue;
+      }
       ptx::wait_barrier(&smem.empty[ps.stage], ps.phase ^ 1u);
-      // The transaction count is the full box even where TMA zero-fills
-      // out-of-bounds rows or the K tail.
-      cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
-                                           &smem.full[ps.stage], static_cast<uint32_t>(Cfg::kStageBytes));
-      const int32_t cx[2] = {kb * kBlockK, w.tx * Cfg::kBlockM};
-      const int32_t cy[2] = {kb * kBlockK, w.ty * Cfg::kBlockN};
-      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem.x[ps.stage], tmap_x,
-                                      cx, &smem.full[ps.stage]);
-      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem.y[ps.stage], tmap_y,
-                                      cy, &smem.full[ps.stage]);
-      ps.advance();
+      expect_stage(ps.stage);
+      load_x(ps.stage, w, kb);
+      load_y(ps.stage, w, kb);
     }
   }
 }

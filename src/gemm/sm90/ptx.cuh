@@ -155,13 +155,6 @@ __device__ __forceinline__ void cp_async_f32(float* dst, const float* src, bool 
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 4 : 0) : "memory");
 }
 
-// Prefetches the TMA box at (c0, c1) of a 2-D tensor map into L2 (no shared
-// memory, no barrier: a hint that completes on its own).
-__device__ __forceinline__ void tma_prefetch_l2(const void* map, int32_t c0, int32_t c1) {
-  asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"(map), "r"(c0), "r"(c1)
-               : "memory");
-}
-
 // ---- Programmatic dependent launch ---------------------------------------------------
 // Both are no-ops in a grid launched without the programmatic-serialisation
 // attribute. wait: blocks until the grids this one depends on have completed
