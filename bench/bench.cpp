@@ -15,6 +15,7 @@
 #include "check.hpp"
 #include "cublaslt_gemm.hpp"
 #include "device.hpp"
+#include "graph.hpp"
 #include "reference/fp8_codec.hpp"
 #include "report.hpp"
 #include "system_info.hpp"
@@ -237,6 +238,7 @@ class Bench {
         timed[i]->min_us = t[i].min_us;
         timed[i]->runs = t[i].runs;
       }
+      if (c_.opt.graph && s.m <= kDecodeM) time_in_graphs(row.bytes, calls, timed);
     }
     for (LibResult* r : {&row.fp8kit, &row.cublaslt}) {
       if (r->measured()) {
@@ -247,6 +249,20 @@ class Bench {
     }
     print_row(row);
     rows_.push_back(row);
+  }
+
+  // --graph: each checked library once more, as a replayed graph of
+  // kGraphGemms GEMMs on consecutive input sets (weights past L2).
+  void time_in_graphs(double bytes, const std::vector<Timer::Call>& calls, const std::vector<LibResult*>& timed) {
+    for (size_t i = 0; i < timed.size(); ++i) {
+      const GraphTiming g = time_graph(stream_, c_.opt.warmups, c_.opt.iters, calls[i]);
+      if (!g.ok) {
+        timed[i]->graph_note = g.error;
+        continue;
+      }
+      timed[i]->graph_us = g.us_per_gemm;
+      timed[i]->graph_gbs = bytes / (g.us_per_gemm * 1e3);
+    }
   }
 
   void poison(const Shape& s, const Operands& ops) {

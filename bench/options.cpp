@@ -29,6 +29,7 @@ void add_options(CLI::App& app, Options* options) {
   app.add_option("--libs", opt.libs, "libraries to run: fp8kit,cublaslt")->delimiter(',')->capture_default_str();
   app.add_flag("--quick", opt.quick, "a smaller subset of the suite");
   app.add_flag("--bias", opt.bias, "add a bias[N] epilogue on both sides");
+  app.add_flag("--graph", opt.graph, "also time the decode rows (M <= 16) inside a CUDA graph of 32 GEMMs");
 }
 
 Config configure(const Options& opt) {
@@ -77,7 +78,8 @@ nlohmann::ordered_json config_json(const Config& c) {
           {"samples", c.opt.samples},
           {"quick", c.opt.quick},
           {"filters", c.opt.filters},
-          {"libs", c.opt.libs}};
+          {"libs", c.opt.libs},
+          {"graph", c.opt.graph}};
 }
 
 }  // namespace fp8bench

@@ -30,6 +30,7 @@ struct Options {
   double budget_ms = 500.0;
   bool quick = false;
   bool bias = false;
+  bool graph = false;  // decode rows also timed inside a CUDA graph (graph.hpp)
 };
 
 struct Config {

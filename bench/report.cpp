@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include "graph.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -38,6 +40,11 @@ nlohmann::ordered_json lib_json(const LibResult& r, bool with_algorithm) {
     j["gbs"] = r.gbs;
     j["runs"] = r.runs;
   }
+  if (r.graph_us > 0.0) {
+    j["graph_us"] = r.graph_us;
+    j["graph_gbs"] = r.graph_gbs;
+  }
+  if (!r.graph_note.empty()) j["graph_note"] = r.graph_note;
   if (r.outcome == Outcome::Measured || r.outcome == Outcome::Failed) j["check_worst_error_ratio"] = r.check_worst;
   if (with_algorithm && r.algorithm >= 0) {
     j["algorithm_index"] = r.algorithm;
@@ -66,7 +73,7 @@ double Row::ratio() const {
 ModeSummary summarize(Mode mode, const std::vector<Row>& rows, double copy_gbs) {
   ModeSummary s;
   s.mode = mode;
-  std::vector<double> ratios, f_tflops, c_tflops, f_gbs, c_gbs;
+  std::vector<double> ratios, f_tflops, c_tflops, f_gbs, c_gbs, f_graph, c_graph;
   for (const Row& r : rows) {
     if (r.mode != mode) continue;
     if (r.fp8kit.measured()) s.fp8kit_best_tflops = std::max(s.fp8kit_best_tflops, r.fp8kit.tflops);
@@ -80,6 +87,8 @@ ModeSummary summarize(Mode mode, const std::vector<Row>& rows, double copy_gbs) 
     if (r.shape.m <= kDecodeM) {
       if (r.fp8kit.measured()) f_gbs.push_back(r.fp8kit.gbs);
       if (r.cublaslt.measured()) c_gbs.push_back(r.cublaslt.gbs);
+      if (r.fp8kit.graph_gbs > 0.0) f_graph.push_back(r.fp8kit.graph_gbs);
+      if (r.cublaslt.graph_gbs > 0.0) c_graph.push_back(r.cublaslt.graph_gbs);
     }
   }
   s.ratio_count = static_cast<int>(ratios.size());
@@ -89,9 +98,14 @@ ModeSummary summarize(Mode mode, const std::vector<Row>& rows, double copy_gbs) 
   s.decode_count = static_cast<int>(f_gbs.size());
   s.fp8kit_decode_gbs = geomean(f_gbs);
   s.cublaslt_decode_gbs = geomean(c_gbs);
+  s.decode_graph_count = static_cast<int>(f_graph.size());
+  s.fp8kit_decode_graph_gbs = geomean(f_graph);
+  s.cublaslt_decode_graph_gbs = geomean(c_graph);
   if (copy_gbs > 0.0) {
     s.fp8kit_decode_fraction = s.fp8kit_decode_gbs / copy_gbs;
     s.cublaslt_decode_fraction = s.cublaslt_decode_gbs / copy_gbs;
+    s.fp8kit_decode_graph_fraction = s.fp8kit_decode_graph_gbs / copy_gbs;
+    s.cublaslt_decode_graph_fraction = s.cublaslt_decode_graph_gbs / copy_gbs;
   }
   return s;
 }
@@ -114,6 +128,13 @@ void print_row(const Row& r) {
               cell(r.cublaslt, r.cublaslt.us, "%*.1f", 11).c_str(),
               cell(r.cublaslt, r.cublaslt.tflops, "%*.1f", 8).c_str());
   std::string notes;
+  if (r.fp8kit.graph_us > 0.0 || r.cublaslt.graph_us > 0.0) {
+    char graph[96];
+    std::snprintf(graph, sizeof graph, " | graph us %.1f / %.1f", r.fp8kit.graph_us, r.cublaslt.graph_us);
+    notes += graph;
+  }
+  for (const LibResult* lib : {&r.fp8kit, &r.cublaslt})
+    if (!lib->graph_note.empty()) notes += " [graph: " + lib->graph_note + "]";
   if (!r.fp8kit.note.empty()) notes += " [fp8kit: " + r.fp8kit.note + "]";
   if (!r.cublaslt.note.empty()) notes += " [cuBLASLt: " + r.cublaslt.note + "]";
   std::printf("%s\n", notes.c_str());
@@ -139,6 +160,12 @@ void print_summary(const std::vector<ModeSummary>& summaries, double copy_gbs) {
     std::printf("%-13s | %-26s | %8.1f / %-18.1f | %s\n", mode_name(s.mode), ratio, s.fp8kit_best_tflops,
                 s.cublaslt_best_tflops, decode);
   }
+  for (const ModeSummary& s : summaries)
+    if (s.decode_graph_count)
+      std::printf("%-7s decode M<=16 in a graph of %d GEMMs (%d shapes): %.0f (%.1f%%) / %.0f (%.1f%%) GB/s\n",
+                  mode_name(s.mode), kGraphGemms, s.decode_graph_count, s.fp8kit_decode_graph_gbs,
+                  100.0 * s.fp8kit_decode_graph_fraction, s.cublaslt_decode_graph_gbs,
+                  100.0 * s.cublaslt_decode_graph_fraction);
 }
 
 nlohmann::ordered_json row_json(const Row& r) {
@@ -170,11 +197,20 @@ nlohmann::ordered_json summary_json(const ModeSummary& s) {
   j["decode_bw_fraction"] = s.fp8kit_decode_fraction;
   j["decode_gbs"] = s.fp8kit_decode_gbs;
   j["decode_shapes"] = s.decode_count;
+  if (s.decode_graph_count) {
+    j["decode_bw_fraction_graph"] = s.fp8kit_decode_graph_fraction;
+    j["decode_gbs_graph"] = s.fp8kit_decode_graph_gbs;
+    j["decode_graph_shapes"] = s.decode_graph_count;
+  }
   j["geomean_tflops_m512"] = s.fp8kit_geomean_tflops_m512;
   j["cublaslt"] = {{"geomean_tflops_m512", s.cublaslt_geomean_tflops_m512},
                    {"best_tflops", s.cublaslt_best_tflops},
                    {"decode_gbs", s.cublaslt_decode_gbs},
                    {"decode_bw_fraction", s.cublaslt_decode_fraction}};
+  if (s.decode_graph_count) {
+    j["cublaslt"]["decode_gbs_graph"] = s.cublaslt_decode_graph_gbs;
+    j["cublaslt"]["decode_bw_fraction_graph"] = s.cublaslt_decode_graph_fraction;
+  }
   return j;
 }
 

@@ -25,6 +25,10 @@ struct LibResult {
   int algorithm = -1;        // cuBLASLt: index of the heuristic result kept
   int algorithm_count = 0;   // cuBLASLt: heuristic results that ran
   std::string path;          // fp8kit: the path that ran
+  // --graph (decode rows): time per GEMM inside a replayed graph of
+  // kGraphGemms (0: not timed so; graph_note says why where it failed).
+  double graph_us = 0.0, graph_gbs = 0.0;
+  std::string graph_note;
   bool measured() const { return outcome == Outcome::Measured; }
 };
 
@@ -47,6 +51,10 @@ struct ModeSummary {
   int decode_count = 0;                // grid rows, M <= 16, fp8kit measured
   double fp8kit_decode_gbs = 0.0, cublaslt_decode_gbs = 0.0;  // geomean
   double fp8kit_decode_fraction = 0.0, cublaslt_decode_fraction = 0.0;  // of the copy roof
+  // The same rows timed inside a graph (--graph): geomean GB/s and fraction.
+  int decode_graph_count = 0;
+  double fp8kit_decode_graph_gbs = 0.0, cublaslt_decode_graph_gbs = 0.0;
+  double fp8kit_decode_graph_fraction = 0.0, cublaslt_decode_graph_fraction = 0.0;
 };
 
 // Rows counted into the summaries: the suite's grid (every M x every pair).

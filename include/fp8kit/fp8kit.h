@@ -106,7 +106,11 @@ typedef struct fp8kit_gemm_options {
 void fp8kit_gemm_options_init(fp8kit_gemm_options* options);
 
 /* Runs D = A.B^T (x) scales (+ bias) on `stream` (a cudaStream_t; NULL is the
- * legacy default stream) on the current device. options may be NULL. */
+ * legacy default stream) on the current device. options may be NULL.
+ * The sm90_wgmma path starts while the previous kernel on the stream ends
+ * (programmatic dependent launch) and reads B, the weights, before that
+ * kernel has finished: B must not be written by the kernel launched right
+ * before this call on the same stream. */
 fp8kit_status fp8kit_gemm(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options,
                           void* stream);
 

@@ -1,4 +1,4 @@
-// The native Hopper path's host plan (sm90_fp8_gemm_config.hpp): invariants
+// The native Hopper path's host plan (src/gemm/sm90/plan.hpp): invariants
 // over many shapes, SM counts and workspace sizes, the shared-memory budget
 // of every tile, and the choices the H200 measurements fitted (docs/perf.md).
 // Host only: runs everywhere.
@@ -9,7 +9,8 @@
 #include <random>
 #include <string>
 
-#include "gemm/sm90_fp8_gemm_config.hpp"
+#include "gemm/sm90/plan.hpp"
+#include "gemm/sm90/shared_storage.hpp"
 
 namespace sm90 = fp8kit::sm90;
 using sm90::Plan;
@@ -32,7 +33,7 @@ void expect_consistent(const Plan& p, int m, int n, int k, bool block, int sms, 
   EXPECT_EQ(p.block_n, shape.block_n);
   EXPECT_EQ(p.swap, shape.swap);
   EXPECT_EQ(p.swap, m <= sm90::kSwapMaxM);
-  const bool block_tile = p.tile == Tile::kLargeBlock || p.tile == Tile::kWideBlock || p.tile == Tile::kSmallBlock;
+  const bool block_tile = p.tile == Tile::k128x128Block || p.tile == Tile::k256x128Block || p.tile == Tile::k128x64SwapBlock;
   EXPECT_EQ(block_tile, block);
   // Tiles cover the kernel rows and columns exactly (no empty tile row or column).
   const int rows_x = p.swap ? n : m, rows_y = p.swap ? m : n;
@@ -102,7 +103,7 @@ TEST(Sm90Plan, DecodeSplitsOnlyLongWeightStreams) {
       for (int m : {1, 16, 64}) {
         const Plan p = sm90::make_plan(m, n, k, false, kH200Sms, kAnyWorkspace);
         SCOPED_TRACE(label(m, n, k, false, kH200Sms, kAnyWorkspace));
-        EXPECT_EQ(p.tile, Tile::kSmall);
+        EXPECT_EQ(p.tile, Tile::k128x64Swap);
         if (p.splits > 1) {
           EXPECT_GE(p.kb_per_split, sm90::kMinSplitKBlocksSmall);
           EXPECT_LE(p.num_units, kH200Sms);
@@ -116,7 +117,7 @@ TEST(Sm90Plan, WideTilesOnlyOnAFullGridAndNeverSplit) {
       for (int k : {512, 4096})
         for (bool block : {false, true}) {
           const Plan p = sm90::make_plan(m, n, k, block, kH200Sms, kAnyWorkspace);
-          if (p.tile != Tile::kWide && p.tile != Tile::kWideBlock) continue;
+          if (p.tile != Tile::k256x128 && p.tile != Tile::k256x128Block) continue;
           SCOPED_TRACE(label(m, n, k, block, kH200Sms, kAnyWorkspace));
           EXPECT_GE(fp8kit::ceil_div(m, 128) * fp8kit::ceil_div(n, 128), kH200Sms);
           EXPECT_EQ(p.splits, 1);
@@ -133,18 +134,18 @@ TEST(Sm90Plan, FittedChoicesOnTheH200) {
     int splits;
   };
   const Pin pins[] = {
-      {8192, 8192, 8192, false, Tile::kLarge, 1},     // many waves: 128x128 is faster per FLOP
-      {4096, 4096, 4096, false, Tile::kLarge, 1},     // 116.5 us vs 127.8 (256x128)
-      {2048, 32768, 512, false, Tile::kWide, 1},      // small K: 101.0 us vs 106.7
-      {512, 6144, 4096, false, Tile::kLarge, 1},      // 28.9 us vs 29.4
-      {512, 6144, 4096, true, Tile::kWideBlock, 1},   // block: 31.3 us vs 40.4
-      {1000, 2104, 272, false, Tile::kWide, 1},       // the GPU tests' wide-tile shape
-      {1000, 2104, 272, true, Tile::kWideBlock, 1},
-      {1, 4096, 4096, false, Tile::kSmall, 1},        // decode: 12.3 us unsplit vs 15.2 with 4 splits
-      {1, 4096, 14336, false, Tile::kSmall, 4},       // 26.8 us vs 31.8 unsplit
-      {1, 8192, 28672, false, Tile::kSmall, 2},       // 69.5 us vs 84.0 unsplit
-      {5, 300, 8320, false, Tile::kSmall, 2},         // the GPU tests' decode split-K shape
-      {200, 300, 4224, false, Tile::kLarge, 4},       // the GPU tests' large-tile split-K shape
+      {8192, 8192, 8192, false, Tile::k128x128, 1},     // many waves: 128x128 is faster per FLOP
+      {4096, 4096, 4096, false, Tile::k128x128, 1},     // 116.5 us vs 127.8 (256x128)
+      {2048, 32768, 512, false, Tile::k256x128, 1},      // small K: 101.0 us vs 106.7
+      {512, 6144, 4096, false, Tile::k128x128, 1},      // 28.9 us vs 29.4
+      {512, 6144, 4096, true, Tile::k256x128Block, 1},   // block: 31.3 us vs 40.4
+      {1000, 2104, 272, false, Tile::k256x128, 1},       // the GPU tests' wide-tile shape
+      {1000, 2104, 272, true, Tile::k256x128Block, 1},
+      {1, 4096, 4096, false, Tile::k128x64Swap, 1},        // decode: 12.3 us unsplit vs 15.2 with 4 splits
+      {1, 4096, 14336, false, Tile::k128x64Swap, 4},       // 26.8 us vs 31.8 unsplit
+      {1, 8192, 28672, false, Tile::k128x64Swap, 2},       // 69.5 us vs 84.0 unsplit
+      {5, 300, 8320, false, Tile::k128x64Swap, 2},         // the GPU tests' decode split-K shape
+      {200, 300, 4224, false, Tile::k128x128, 4},       // the GPU tests' large-tile split-K shape
   };
   for (const Pin& pin : pins) {
     const Plan p = sm90::make_plan(pin.m, pin.n, pin.k, pin.block, kH200Sms, kAnyWorkspace);
@@ -156,12 +157,13 @@ TEST(Sm90Plan, FittedChoicesOnTheH200) {
 
 template <Tile T>
 void expect_fits(int stages) {
-  using Cfg = sm90::TileTraits<T>;
+  using Cfg = sm90::TileConfig<T>;
   SCOPED_TRACE(static_cast<int>(T));
-  EXPECT_LE(Cfg::kSmemBytes, sm90::kSmemBytesMax);
+  const int smem = sm90::smem_bytes<T>();
+  EXPECT_LE(smem, sm90::kSmemBytesMax);
   EXPECT_EQ(Cfg::kStages, stages);
   // One more stage would not fit: the budget goes to stages.
-  EXPECT_GT(Cfg::kSmemBytes + Cfg::kStageBytes + Cfg::kScaleSlotBytes, sm90::kSmemBytesMax);
+  EXPECT_GT(smem + Cfg::kStageBytes + Cfg::kScaleSlotBytes, sm90::kSmemBytesMax);
   EXPECT_EQ(Cfg::kBytesX % sm90::kSwizzleAtomBytes, 0);
   EXPECT_EQ(Cfg::kBytesY % sm90::kSwizzleAtomBytes, 0);
   EXPECT_EQ(Cfg::kStagingBytes % sm90::kSwizzleAtomBytes, 0);
@@ -169,12 +171,12 @@ void expect_fits(int stages) {
 
 // Stage counts as docs/perf.md states them (the 227 KB opt-in budget).
 TEST(Sm90Plan, SharedMemoryBudgetPerTile) {
-  expect_fits<Tile::kLarge>(6);
-  expect_fits<Tile::kLargeBlock>(5);
-  expect_fits<Tile::kWide>(4);
-  expect_fits<Tile::kWideBlock>(3);
-  expect_fits<Tile::kSmall>(8);
-  expect_fits<Tile::kSmallBlock>(8);
+  expect_fits<Tile::k128x128>(6);
+  expect_fits<Tile::k128x128Block>(5);
+  expect_fits<Tile::k256x128>(4);
+  expect_fits<Tile::k256x128Block>(3);
+  expect_fits<Tile::k128x64Swap>(8);
+  expect_fits<Tile::k128x64SwapBlock>(8);
 }
 
 }  // namespace

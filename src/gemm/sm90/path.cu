@@ -1,10 +1,10 @@
-// Native Hopper FP8 GEMM path (sm_90a only): tensor maps, configuration
-// choice and the registry entry. The kernel is in sm90_fp8_gemm.cuh, the
-// host heuristics in sm90_fp8_gemm_config.hpp.
+// Native Hopper FP8 GEMM path (sm_90a only), host side: tensor maps, the
+// kernel arguments in X / Y terms, the launch and the registry entry. The
+// kernel is kernel.cuh, the plan plan.hpp.
 #include "arch/config.hpp"
 
 #if defined(__CUDA_ARCH__) && !FP8KIT_HAS_WGMMA
-#error "sm90_fp8_gemm.cu is valid for sm_90a only; its CMake range must exclude this target"
+#error "gemm/sm90/path.cu is valid for sm_90a only; its CMake range must exclude this target"
 #endif
 
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled (driver reached through cudart)
@@ -14,19 +14,21 @@
 #include <cstdint>
 #include <string>
 
+#include "core/dtype.hpp"
 #include "fp8kit_build_config.hpp"
 #include "gemm/dispatch.hpp"
-#include "gemm/sm90_fp8_gemm.cuh"
-#include "gemm/sm90_fp8_gemm_config.hpp"
+#include "gemm/sm90/dev_api.hpp"
+#include "gemm/sm90/kernel.cuh"
+#include "gemm/sm90/plan.hpp"
 
 namespace fp8kit {
 namespace {
 
 using sm90::Tile;
-using KernelFn = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, sm90::Sm90Args);
+using KernelFn = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, sm90::KernelArgs);
 
 constexpr fp8kit_dtype E4 = FP8KIT_DTYPE_E4M3, E5 = FP8KIT_DTYPE_E5M2;
-constexpr int kTiles = 6;
+constexpr int kTiles = sm90::kTileCount;
 // Largest coordinate a tile may start at: rows and columns stay int-safe.
 constexpr int64_t kMaxExtent = INT_MAX - 2 * sm90::kMaxBlockM;
 constexpr unsigned kTensorMapVersion = 12000;  // cuTensorMapEncodeTiled ABI (CUDA 12.0)
@@ -40,7 +42,7 @@ struct Kernel {
 
 template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
 constexpr Kernel entry(const char* name) {
-  return {&sm90::sm90_fp8_gemm_kernel<T, TX, TY>, name, sm90::TileTraits<T>::kSmemBytes};
+  return {&sm90::sm90_fp8_gemm_kernel<T, TX, TY>, name, sm90::smem_bytes<T>()};
 }
 
 // [tile][X type][Y type]: X is A (normal) or B (swapped).
@@ -52,14 +54,14 @@ constexpr Kernel entry(const char* name) {
      entry<T, E5, E5>("sm90_fp8_gemm<" TNAME ",e5m2,e5m2>")},                                     \
   }
 const Kernel kKernels[kTiles][2][2] = {
-    FP8KIT_SM90_ENTRIES(Tile::kLarge, "128x128"),
-    FP8KIT_SM90_ENTRIES(Tile::kLargeBlock, "128x128,block"),
-    FP8KIT_SM90_ENTRIES(Tile::kSmall, "128x64,swap"),
-    FP8KIT_SM90_ENTRIES(Tile::kSmallBlock, "128x64,swap,block"),
-    FP8KIT_SM90_ENTRIES(Tile::kWide, "256x128"),
-    FP8KIT_SM90_ENTRIES(Tile::kWideBlock, "256x128,block"),
+    FP8KIT_SM90_ENTRIES(Tile::k128x128, "128x128"),
+    FP8KIT_SM90_ENTRIES(Tile::k128x128Block, "128x128,block"),
+    FP8KIT_SM90_ENTRIES(Tile::k128x64Swap, "128x64,swap"),
+    FP8KIT_SM90_ENTRIES(Tile::k128x64SwapBlock, "128x64,swap,block"),
+    FP8KIT_SM90_ENTRIES(Tile::k256x128, "256x128"),
+    FP8KIT_SM90_ENTRIES(Tile::k256x128Block, "256x128,block"),
 };
-static_assert(static_cast<int>(Tile::kWideBlock) + 1 == kTiles, "one row of kKernels per tile");
+static_assert(static_cast<int>(Tile::k256x128Block) + 1 == kTiles, "one row of kKernels per tile");
 #undef FP8KIT_SM90_ENTRIES
 
 // Devices (bit per ordinal) on which a kernel's dynamic shared-memory limit
@@ -119,9 +121,8 @@ bool encode(CUtensorMap* map, const uint8_t* base, int rows, int k, int64_t ld, 
 
 // TMA stores write whole 16-byte granules along the inner dimension.
 constexpr int kStoreGranule = 16;
-int d_bytes(fp8kit_dtype t) { return t == FP8KIT_DTYPE_F32 ? 4 : 2; }
 int n_tma_of(const GemmParams& p) {
-  const int per = kStoreGranule / d_bytes(p.d_type);
+  const int per = kStoreGranule / dtype_bytes(p.d_type);
   return p.n / per * per;
 }
 
@@ -159,7 +160,12 @@ bool accepts(const GemmParams& p, const DeviceInfo& dev, std::string* why) {
     return false;
   };
   if (!arch::kHopperWgmma.contains(dev.cap)) return no("sm90_wgmma runs on Hopper (sm_90a) only");
-  if (dev.smem_per_block_optin < max_smem()) return no("sm90_wgmma needs 227 KB of shared memory per block");
+  if (dev.smem_per_block_optin < max_smem()) {
+    if (why)
+      *why = "sm90_wgmma needs " + std::to_string(max_smem()) + " bytes of shared memory per block; the device allows " +
+             std::to_string(dev.smem_per_block_optin);
+    return false;
+  }
   if (p.m > kMaxExtent || p.n > kMaxExtent) return no("sm90_wgmma takes M and N below 2^31 - 256");
   if (encode_fn() == nullptr) return no("sm90_wgmma needs cuTensorMapEncodeTiled (CUDA driver 12.0 or newer)");
   return true;
@@ -169,33 +175,15 @@ size_t workspace_size(const GemmParams& p, const DeviceInfo& dev) {
   return sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, SIZE_MAX).workspace_bytes();
 }
 
-}  // namespace
-
-namespace sm90 {
-
-cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
-                        const Plan& pl, const char** kernel_name) {
-  // Kernel rows X and kernel columns Y (see sm90_fp8_gemm.cuh).
-  const uint8_t* x = pl.swap ? p.b : p.a;
-  const uint8_t* y = pl.swap ? p.a : p.b;
-  const int64_t ldx = pl.swap ? p.ldb : p.lda;
-  const int64_t ldy = pl.swap ? p.lda : p.ldb;
-  const int rows_x = pl.swap ? p.n : p.m;
-  const int rows_y = pl.swap ? p.m : p.n;
-  const fp8kit_dtype tx = pl.swap ? p.b_type : p.a_type;
-  const fp8kit_dtype ty = pl.swap ? p.a_type : p.b_type;
-  const Kernel& kern = kKernels[static_cast<int>(pl.tile)][tx == E5][ty == E5];
-  if (kernel_name) *kernel_name = kern.name;
-
-  CUtensorMap map_x{}, map_y{}, map_d{};
-  if (!encode(&map_x, x, rows_x, p.k, ldx, pl.block_m) || !encode(&map_y, y, rows_y, p.k, ldy, pl.block_n) ||
-      !encode_d(&map_d, p))
-    return cudaErrorInvalidValue;
-
-  sm90::Sm90Args args{};
-  args.m = p.m;
-  args.n = p.n;
-  args.k = p.k;
+// The kernel's arguments in X / Y terms (kernel_args.hpp): the one place
+// that turns the plan's orientation into sides.
+sm90::KernelArgs kernel_args(const GemmParams& p, const sm90::Plan& pl, const LaunchEnv& env) {
+  sm90::KernelArgs args{};
+  const sm90::SideScales a{p.a_scale_mode, p.a_scale}, b{p.b_scale_mode, p.b_scale};
+  args.rows_x = pl.swap ? p.n : p.m;
+  args.rows_y = pl.swap ? p.m : p.n;
+  args.x_scales = pl.swap ? b : a;
+  args.y_scales = pl.swap ? a : b;
   args.k_blocks = pl.k_blocks;
   args.tiles_x = pl.tiles_x;
   args.tiles_y = pl.tiles_y;
@@ -203,19 +191,43 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
   args.splits = pl.splits;
   args.kb_per_split = pl.kb_per_split;
   args.num_units = pl.num_units;
-  args.d = p.d;
-  args.ldd = p.ldd;
-  args.n_tma = n_tma_of(p);
-  args.d_type = p.d_type;
-  args.a_mode = p.a_scale_mode;
-  args.b_mode = p.b_scale_mode;
-  args.a_scale = p.a_scale;
-  args.b_scale = p.b_scale;
   args.bias = p.bias;
   args.bias_type = p.bias_type;
+  args.d = p.d;
+  args.ldd = p.ldd;
+  args.d_rows = p.m;
+  args.d_cols = p.n;
+  args.n_tma = n_tma_of(p);
+  args.d_type = p.d_type;
   if (pl.splits > 1) {
     args.partials = static_cast<float*>(env.workspace);
     args.counters = reinterpret_cast<unsigned*>(static_cast<char*>(env.workspace) + pl.partial_bytes);
+  }
+  return args;
+}
+
+}  // namespace
+
+namespace sm90 {
+
+cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
+                        const Plan& pl, const char** kernel_name) {
+  // Kernel rows X and kernel columns Y (kernel_args.hpp).
+  const uint8_t* x = pl.swap ? p.b : p.a;
+  const uint8_t* y = pl.swap ? p.a : p.b;
+  const int64_t ldx = pl.swap ? p.ldb : p.lda;
+  const int64_t ldy = pl.swap ? p.lda : p.ldb;
+  const fp8kit_dtype tx = pl.swap ? p.b_type : p.a_type;
+  const fp8kit_dtype ty = pl.swap ? p.a_type : p.b_type;
+  const Kernel& kern = kKernels[static_cast<int>(pl.tile)][tx == E5][ty == E5];
+  if (kernel_name) *kernel_name = kern.name;
+
+  KernelArgs args = kernel_args(p, pl, env);
+  CUtensorMap map_x{}, map_y{}, map_d{};
+  if (!encode(&map_x, x, args.rows_x, p.k, ldx, pl.block_m) || !encode(&map_y, y, args.rows_y, p.k, ldy, pl.block_n) ||
+      !encode_d(&map_d, p))
+    return cudaErrorInvalidValue;
+  if (pl.splits > 1) {
     // The last split of each tile leaves its counter at zero again, but the
     // workspace's first use (or a fault mid-run) may leave anything there.
     if (cudaError_t e = cudaMemsetAsync(args.counters, 0, pl.counter_bytes, stream); e != cudaSuccess) return e;
@@ -223,8 +235,20 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
 
   if (cudaError_t e = allow_smem(kern, dev.device); e != cudaSuccess) return e;
   void* kargs[] = {&map_x, &map_y, &map_d, &args};
-  return cudaLaunchKernel(reinterpret_cast<const void*>(kern.fn), dim3(pl.grid), dim3(sm90::kThreads), kargs,
-                          static_cast<size_t>(kern.smem), stream);
+  // Programmatic stream serialisation: the kernel may start while the one
+  // before it in the stream finishes (the kernel's griddepcontrol.wait
+  // orders every dependent access; kernel.cuh).
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(pl.grid);
+  config.blockDim = dim3(sm90::kThreads);
+  config.dynamicSmemBytes = static_cast<size_t>(kern.smem);
+  config.stream = stream;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  return cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(kern.fn), kargs);
 }
 
 }  // namespace sm90

@@ -1,0 +1,256 @@
+// Epilogue of the native Hopper FP8 GEMM, per consumer warpgroup and unit:
+// the split-K reduction, then scales and bias in registers, conversion into
+// a 128B-swizzled staging buffer, and TMA stores.
+// Device code for sm_90a only: included under FP8KIT_HAS_WGMMA.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda.h>  // CUtensorMap (types only)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "gemm/sm90/fragment.cuh"
+#include "gemm/sm90/kernel_args.hpp"
+#include "gemm/sm90/ptx.cuh"
+#include "gemm/sm90/scales.cuh"
+#include "gemm/sm90/shared_storage.hpp"
+#include "gemm/sm90/tile_scheduler.cuh"
+
+namespace fp8kit::sm90 {
+
+__device__ __forceinline__ void consumer_barrier(int consumer) {
+  // Named barrier 1 + consumer: the 128 threads of one consumer warpgroup.
+  ptx::named_barrier<kWarpgroupThreads>(1 + consumer);
+}
+
+// Byte offset of (row, byte) in a 128B-swizzled chunk of 128-byte rows: the
+// 16-byte unit index is XORed with row % 8 (what TMA's SWIZZLE_128B expects;
+// it also spreads a warp's 8 rows over all banks).
+__device__ __forceinline__ int swizzle128(int row, int byte) {
+  return row * kOutChunkBytes + ((((byte >> 4) ^ (row & 7)) << 4) | (byte & 15));
+}
+
+// Two adjacent D elements, stored as one 4- or 8-byte access (the pair never
+// straddles a 16-byte swizzle unit: its column is even).
+template <typename OutT>
+struct alignas(2 * sizeof(OutT)) Pair {
+  OutT lo, hi;
+};
+
+// Staging geometry for output type OutT: D sub-tile (kOutRows, kOutCols) as
+// 128-byte column chunks of (kOutRows, 128 B). The staging buffer holds a
+// 16-bit sub-tile, so an f32 one goes out in two passes of half the chunks.
+template <Tile T, typename OutT>
+struct StoreShape {
+  using Cfg = TileConfig<T>;
+  static constexpr int kChunkCols = kOutChunkBytes / static_cast<int>(sizeof(OutT));
+  static constexpr int kChunkBytes = Cfg::kOutRows * kOutChunkBytes;
+  static constexpr int kChunks = Cfg::kOutCols / kChunkCols;
+  static constexpr int kChunksPerPass = Cfg::kStagingBytes / kChunkBytes;
+  static constexpr int kPasses = kChunks / kChunksPerPass;
+  static constexpr int kPassCols = kChunksPerPass * kChunkCols;
+  static_assert(kChunks % kChunksPerPass == 0, "passes hold whole chunks");
+};
+
+// Writes the chunks of pass `pass` of this thread's converted fragment into
+// the warpgroup's staging buffer, 128B-swizzled.
+template <Tile T, typename OutT>
+__device__ __forceinline__ void stage_out(const float (&v)[TileConfig<T>::kAccRegs], uint8_t* staging, int thread,
+                                          int pass) {
+  using Cfg = TileConfig<T>;
+  using S = StoreShape<T, OutT>;
+  const int warp = thread / 32, lane = thread % 32;
+#pragma unroll
+  for (int j = 0; j < Cfg::kBlockN / 8; ++j)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int x = warp * 16 + lane / 4 + 8 * h;  // kernel row within the sub-tile's 64
+      const int y = 8 * j + 2 * (lane % 4);        // kernel column within the tile (e = 0)
+      const float v0 = v[4 * j + 2 * h], v1 = v[4 * j + 2 * h + 1];
+      if constexpr (Cfg::kSwap) {  // D row = kernel column, D column = kernel row
+        const int chunk = x / S::kChunkCols;
+        if (chunk / S::kChunksPerPass != pass) continue;  // warp-uniform
+        uint8_t* base = staging + (chunk % S::kChunksPerPass) * S::kChunkBytes;
+#pragma unroll
+        for (int e = 0; e < 2; ++e)
+          *reinterpret_cast<OutT*>(base + swizzle128(y + e, (x % S::kChunkCols) * sizeof(OutT))) =
+              static_cast<OutT>(e ? v1 : v0);
+      } else {  // D row = kernel row; the pair is adjacent in D
+        const int chunk = (8 * j) / S::kChunkCols;  // compile-time after unrolling
+        if (chunk / S::kChunksPerPass != pass) continue;
+        uint8_t* base = staging + (chunk % S::kChunksPerPass) * S::kChunkBytes;
+        *reinterpret_cast<Pair<OutT>*>(base + swizzle128(x, (y % S::kChunkCols) * sizeof(OutT))) =
+            Pair<OutT>{static_cast<OutT>(v0), static_cast<OutT>(v1)};
+      }
+    }
+}
+
+// Stores this warpgroup's sub-tiles (scaled, in f32 registers) as OutT:
+// staging, then TMA stores. TMA clips rows beyond M exactly, but columns only
+// to 16-byte granules, so the tensor map ends at n_tma (N rounded down to 16
+// bytes) and the few columns in [n_tma, N) are written by plain stores from
+// the staging buffer: a TMA box ending inside a granule past N would write
+// the whole granule, into D's padding (ldd > N), which may hold user data.
+// On entry the staging buffer is free (no store reads it) and every thread
+// of the warpgroup is past its last read of it.
+template <Tile T, typename OutT>
+__device__ __forceinline__ void store_tile(const KernelArgs& p, const CUtensorMap* tmap_d, const Unit& w, int consumer,
+                                           int thread, Accumulators<T>& acc, uint8_t* staging) {
+  using Cfg = TileConfig<T>;
+  using S = StoreShape<T, OutT>;
+  constexpr int elem = static_cast<int>(sizeof(OutT));
+#pragma unroll
+  for (int s = 0; s < Cfg::kSubTiles; ++s) {
+    const int sub = sub_row0<T>(w, consumer, s);
+    const int d_row0 = Cfg::kSwap ? w.ty * Cfg::kBlockN : sub;
+    const int d_col0 = Cfg::kSwap ? sub : w.ty * Cfg::kBlockN;
+#pragma unroll
+    for (int pass = 0; pass < S::kPasses; ++pass) {
+      if (s > 0 || pass > 0) {  // the previous pass's store must have read the staging buffer
+        if (thread == 0) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
+        consumer_barrier(consumer);
+      }
+      stage_out<T, OutT>(acc[s], staging, thread, pass);
+      // The staged chunks go out through the async proxy: make the
+      // generic-proxy writes visible to it, then one thread issues the stores.
+      cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+      consumer_barrier(consumer);
+      const int col_lo = d_col0 + pass * S::kPassCols;
+      if (thread == 0) {
+        for (int c = 0; c < S::kChunksPerPass && col_lo + c * S::kChunkCols < p.n_tma; ++c) {
+          const int32_t coords[2] = {col_lo + c * S::kChunkCols, d_row0};
+          cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, tmap_d, coords,
+                                          staging + c * S::kChunkBytes);
+        }
+        cuda::ptx::cp_async_bulk_commit_group();
+      }
+      const int tail_lo = max(p.n_tma, col_lo), tail_hi = min(p.d_cols, col_lo + S::kPassCols);
+      if (tail_lo < tail_hi) {  // uniform over the warpgroup; the next pass starts with a barrier
+        const int width = tail_hi - tail_lo;
+        for (int i = thread; i < Cfg::kOutRows * width; i += kWarpgroupThreads) {
+          const int r = i / width, col = tail_lo + i % width - col_lo;
+          if (d_row0 + r >= p.d_rows) continue;
+          const uint8_t* src =
+              staging + (col / S::kChunkCols) * S::kChunkBytes + swizzle128(r, (col % S::kChunkCols) * elem);
+          OutT* dst = static_cast<OutT*>(p.d) + int64_t{d_row0 + r} * p.ldd + col_lo + col;
+          *dst = *reinterpret_cast<const OutT*>(src);
+        }
+      }
+    }
+  }
+}
+
+// Split-K: every split stores its partial sub-tiles (register-major,
+// coalesced; in swapped tiles only elements inside D: a partial is as wide
+// as the tokens, not the tile's 64 columns), then counts itself in; the last
+// to arrive sums all partials in split order (deterministic) into `acc`.
+// Returns false in the splits that were not last (they are done).
+template <Tile T>
+__device__ __forceinline__ bool reduce_splits(const KernelArgs& p, const Unit& w, int unit, int consumer, int thread,
+                                              Accumulators<T>& acc, unsigned* last_flag) {
+  using Cfg = TileConfig<T>;
+  constexpr int R = Cfg::kAccRegs;
+  constexpr int BN = Cfg::kBlockN;
+  constexpr int64_t kPartial = int64_t{R} * kWarpgroupThreads;  // one sub-tile
+  constexpr int64_t kPerConsumer = kPartial * Cfg::kSubTiles;
+  const Fragment f(sub_row0<T>(w, consumer, 0), w.ty * BN, thread);
+  // (Swapped tiles only: in the others every element is stored, which
+  // keeps the 256 x 128 tiles' registers free of the predicates.)
+  auto inside = [&](int s, int j, int h, int e) {
+    if constexpr (!Cfg::kSwap) return true;
+    return f.row0 + s * kWgmmaM + 8 * h < p.rows_x && f.col0 + 8 * j + e < p.rows_y;
+  };
+  float* mine = p.partials + (int64_t{unit} * kConsumers + consumer) * kPerConsumer;
+#pragma unroll
+  for (int s = 0; s < Cfg::kSubTiles; ++s)
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int r = 4 * j + 2 * h + e;
+          if (inside(s, j, h, e)) __stcg(mine + s * kPartial + r * kWarpgroupThreads + thread, acc[s][r]);
+        }
+  __threadfence();
+  consumer_barrier(consumer);
+  unsigned* counter = p.counters + w.tile * kConsumers + consumer;
+  if (thread == 0) last_flag[consumer] = (atomicAdd(counter, 1u) == static_cast<unsigned>(p.splits - 1));
+  consumer_barrier(consumer);
+  if (!last_flag[consumer]) return false;
+  __threadfence();
+#pragma unroll
+  for (int s = 0; s < Cfg::kSubTiles; ++s)
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[s][r] = 0.0f;
+  for (int split = 0; split < p.splits; ++split) {
+    const float* part = p.partials + (int64_t{w.tile * p.splits + split} * kConsumers + consumer) * kPerConsumer;
+#pragma unroll
+    for (int s = 0; s < Cfg::kSubTiles; ++s)
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int r = 4 * j + 2 * h + e;
+            if (inside(s, j, h, e)) acc[s][r] += __ldcg(part + s * kPartial + r * kWarpgroupThreads + thread);
+          }
+  }
+  if (thread == 0) *counter = 0u;  // left zero for the next launch on this workspace
+  return true;
+}
+
+// Epilogue of one unit for one consumer warpgroup: split-K reduction when the
+// unit is a split, then scales, bias, conversion and stores.
+template <Tile T>
+__device__ __forceinline__ void epilogue(const KernelArgs& p, const CUtensorMap* tmap_d, const Unit& w, int unit,
+                                         int consumer, int thread, Accumulators<T>& acc, const RowFactors<T>& rf,
+                                         const ColFactor& cf, SharedStorage<T>& smem, bool& store_pending) {
+  using Cfg = TileConfig<T>;
+  constexpr int BN = Cfg::kBlockN;
+  if (p.splits > 1 && !reduce_splits<T>(p, w, unit, consumer, thread, acc, smem.last_flag)) return;
+
+  float row_bias[Cfg::kSubTiles][2];
+#pragma unroll
+  for (int s = 0; s < Cfg::kSubTiles; ++s)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) row_bias[s][h] = bias_value(rf.bias_bits[s][h], p.bias_type);
+
+  // The column factors share the epilogue buffer with the staging, so it
+  // must be free of the previous unit's stores.
+  typename SharedStorage<T>::Epilogue& buf = smem.epilogue[consumer];
+  if (thread == 0 && store_pending) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
+  store_pending = true;
+  consumer_barrier(consumer);
+  if (thread < BN) {
+    buf.col_factors[0][thread] = cf.scale;
+    buf.col_factors[1][thread] = bias_value(cf.bias_bits, p.bias_type);
+  }
+  consumer_barrier(consumer);
+  const int lane = thread % 32;
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+    const int y = 8 * j + 2 * (lane % 4);  // column within the tile of e = 0 (even: float2-aligned)
+    const float2 cs = *reinterpret_cast<const float2*>(&buf.col_factors[0][y]);
+    const float2 cb = *reinterpret_cast<const float2*>(&buf.col_factors[1][y]);
+#pragma unroll
+    for (int s = 0; s < Cfg::kSubTiles; ++s)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        float& v0 = acc[s][4 * j + 2 * h];
+        float& v1 = acc[s][4 * j + 2 * h + 1];
+        v0 = v0 * (rf.scale[s][h] * cs.x) + (row_bias[s][h] + cb.x);
+        v1 = v1 * (rf.scale[s][h] * cs.y) + (row_bias[s][h] + cb.y);
+      }
+  }
+  consumer_barrier(consumer);  // every read of the column factors is done before staging overwrites them
+  switch (p.d_type) {
+    case FP8KIT_DTYPE_BF16: store_tile<T, __nv_bfloat16>(p, tmap_d, w, consumer, thread, acc, buf.staging); break;
+    case FP8KIT_DTYPE_F16: store_tile<T, __half>(p, tmap_d, w, consumer, thread, acc, buf.staging); break;
+    default: store_tile<T, float>(p, tmap_d, w, consumer, thread, acc, buf.staging); break;
+  }
+}
+
+}  // namespace fp8kit::sm90

@@ -1,0 +1,127 @@
+// Native Hopper FP8 GEMM kernel (sm_90a): TMA loads into 128B-swizzled shared
+// memory, wgmma.mma_async m64nNk32 with f32 accumulators, warp
+// specialisation, a persistent grid with grouped rasterisation, and split-K
+// with a deterministic in-kernel reduction. Its parts, by role:
+//   ptx.cuh             PTX helpers (wgmma with generated operand lists, barriers, setmaxnreg)
+//   tile_config.hpp     tile configurations;  shared_storage.hpp  the shared-memory layout
+//   kernel_args.hpp     the arguments, in kernel-row / kernel-column (X / Y) terms
+//   tile_scheduler.cuh  work units of the persistent grid; fragment.cuh  accumulator geometry
+//   mainloop.cuh        TMA producer and the consumers' K loop
+//   scales.cuh          scales and bias; block scales and the scale warp
+//   epilogue.cuh        split-K reduction, scales, conversion, TMA stores
+// The host side (tensor maps, plan, launch) is path.cu and plan.hpp.
+//
+// Thread block: 3 warpgroups. Warpgroup 0 is the producer (one thread issues
+// TMA; in block-scale tiles its warp 1, the scale warp, copies each K block's
+// scales into the stage); warpgroups 1 and 2 are consumers, each owning half
+// of the tile's kernel rows (one or two wgmma m64 sub-tiles) and all BN
+// columns.
+//
+// Block scales (1x128 on A, 128x128 on B): each 128-deep K block's wgmma sum
+// is promoted into an f32 master accumulator with the two scales of that K
+// block (as DeepGEMM does); operands are never dequantised.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda.h>  // CUtensorMap (types only; the driver is reached through cudart)
+
+#include "arch/config.hpp"
+#include "fp8kit/fp8kit.h"
+#include "gemm/sm90/kernel_args.hpp"
+#include "gemm/sm90/shared_storage.hpp"
+#include "gemm/sm90/tile_config.hpp"
+
+// This is the kernel's one family-range guard. path.cu refuses (#error) any
+// device pass outside FP8KIT_HAS_WGMMA, so the #else branch below is only
+// ever the host pass, which needs the kernel's signature for its launch stub.
+#if FP8KIT_HAS_WGMMA
+#include "gemm/sm90/epilogue.cuh"
+#include "gemm/sm90/mainloop.cuh"
+#include "gemm/sm90/ptx.cuh"
+#include "gemm/sm90/scales.cuh"
+#include "gemm/sm90/tile_scheduler.cuh"
+
+namespace fp8kit::sm90 {
+
+// A consumer warpgroup's units: factors loaded when a unit starts (they fly
+// during its K loop), the K loop, the epilogue.
+template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
+__device__ __forceinline__ void consume(const KernelArgs& p, const CUtensorMap* tmap_d, SharedStorage<T>& smem,
+                                        int consumer, int thread) {
+  using Cfg = TileConfig<T>;
+  constexpr int R = Cfg::kAccRegs;
+  float acc0[R], acc1[R];  // K blocks of even / odd index within the unit (acc1: kDoubleAcc only)
+  Accumulators<T> master;  // the unit's promoted f32 sums, per sub-tile
+#pragma unroll
+  for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = 0.0f;
+  PipelineState<Cfg::kStages> ps;
+  bool store_pending = false;  // a TMA store from the staging buffer may still be reading it
+  ptx::griddep_wait();  // scales, bias, D and the split-K workspace belong to the stream's order
+  for (int u = first_unit(); u < p.num_units; u = next_unit(u)) {
+    const Unit w = unit_of(p, u);
+    const ColFactor cf = load_col_factor<T>(p, w.ty, thread);
+    RowFactors<T> rf;
+    rf.load(p, Fragment(sub_row0<T>(w, consumer, 0), w.ty * Cfg::kBlockN, thread).row0);
+    mma_unit<T, TX, TY>(w, smem, ps, consumer, thread, acc0, acc1, master);
+    epilogue<T>(p, tmap_d, w, u, consumer, thread, master, rf, cf, smem, store_pending);
+  }
+  // Shared memory must outlive the stores that read it.
+  if (thread == 0) cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
+}
+
+template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
+__global__ void __launch_bounds__(kThreads, 1)
+    sm90_fp8_gemm_kernel(const __grid_constant__ CUtensorMap tmap_x, const __grid_constant__ CUtensorMap tmap_y,
+                         const __grid_constant__ CUtensorMap tmap_d, const KernelArgs p) {
+  using Cfg = TileConfig<T>;
+  extern __shared__ uint8_t smem_raw[];
+  // The storage starts at the next 1024-byte boundary (the swizzle atom);
+  // indexing smem_raw keeps the pointer in the shared window for the compiler.
+  const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+  SharedStorage<T>& smem = *reinterpret_cast<SharedStorage<T>*>(
+      smem_raw + ((kSwizzleAtomBytes - raw % kSwizzleAtomBytes) % kSwizzleAtomBytes));
+
+  const int warpgroup = threadIdx.x / kWarpgroupThreads;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Cfg::kStages; ++s) {
+      // The producer's arrive (+ TMA bytes), and in block tiles the scale warp's.
+      cuda::ptx::mbarrier_init(&smem.full[s], 1 + (Cfg::kBlock ? kScaleWarpLanes : 0));
+      // One arrive per consumer warp; in block tiles, per consumer thread.
+      cuda::ptx::mbarrier_init(&smem.empty[s], Cfg::kBlock ? kConsumers * kWarpgroupThreads : kConsumerWarps);
+    }
+    cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+  }
+  __syncthreads();
+  // Programmatic dependent launch: the next kernel of the stream may start
+  // its CTAs on idle SMs now; it waits (griddepcontrol.wait) for this whole
+  // grid before it reads anything this one writes.
+  ptx::griddep_launch_dependents();
+
+  if (warpgroup == 0) {
+    ptx::setmaxnreg_dec<kProducerRegs>();
+    if (threadIdx.x == 0) produce<T>(&tmap_x, &tmap_y, p, smem);
+    if constexpr (Cfg::kBlock)
+      if (threadIdx.x / 32 == kScaleWarp) produce_scales<T>(p, smem, threadIdx.x % 32);
+  } else {
+    ptx::setmaxnreg_inc<kConsumerRegs>();
+    const int consumer = warpgroup - 1;
+    if (threadIdx.x % kWarpgroupThreads == 0) ptx::prefetch_tensormap(&tmap_d);
+    consume<T, TX, TY>(p, &tmap_d, smem, consumer, threadIdx.x % kWarpgroupThreads);
+  }
+}
+
+}  // namespace fp8kit::sm90
+
+#else  // host pass: the launch stub needs only the signature
+
+namespace fp8kit::sm90 {
+
+template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
+__global__ void __launch_bounds__(kThreads, 1)
+    sm90_fp8_gemm_kernel(const __grid_constant__ CUtensorMap tmap_x, const __grid_constant__ CUtensorMap tmap_y,
+                         const __grid_constant__ CUtensorMap tmap_d, const KernelArgs p) {}
+
+}  // namespace fp8kit::sm90
+
+#endif  // FP8KIT_HAS_WGMMA

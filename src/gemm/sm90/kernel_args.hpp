@@ -1,0 +1,46 @@
+// The kernel's arguments besides the three tensor maps (kernel parameter
+// space, by value), built once on the host (path.cu) in the kernel's own
+// terms: kernel rows X and kernel columns Y of the tile product
+// C = X . Y^T, so that the device never re-derives the orientation from M
+// and N:
+//   normal:  X = A [M, K], Y = B [N, K]   ->  D[m, n] = C[m, n]
+//   swapped: X = B [N, K], Y = A [M, K]   ->  D[m, n] = C[n, m]
+// Only D stays in D's terms (rows M, columns N): the epilogue transposes a
+// swapped tile as it stages it. Sizes are runtime; the host validated them.
+#pragma once
+
+#include <cstdint>
+
+#include "fp8kit/fp8kit.h"
+
+namespace fp8kit::sm90 {
+
+// A side's scales. Vector modes: TENSOR (one), ROW / COL (one per kernel
+// row of that side), NONE. BLOCK: the layout of fp8kit.h (per row on A's
+// side, [k_blocks, M]; per 128-block on B's, [N / 128, k_blocks]).
+struct SideScales {
+  fp8kit_scale_mode mode;
+  const float* ptr;
+};
+
+struct KernelArgs {
+  int rows_x, rows_y;       // kernel rows / columns of the problem (normal: M, N; swapped: N, M)
+  int k_blocks;             // ceil(K / kBlockK) = ceil(K / 128)
+  int tiles_x, tiles_y;     // tiles along X / Y
+  int group_x;              // rasterisation: tiles along X in one group
+  int splits;               // split-K factor (1: none)
+  int kb_per_split;         // K blocks per split (last split may have fewer)
+  int num_units;            // tiles_x * tiles_y * splits
+  SideScales x_scales, y_scales;
+  const void* bias;         // along N, which is X in swapped tiles (TileConfig::kBiasAlongX); nullptr: none
+  fp8kit_dtype bias_type;
+  void* d;                  // D [d_rows = M, d_cols = N]: TMA stores (third tensor map) up to column n_tma,
+  int64_t ldd;              //    plain stores for columns [n_tma, N)
+  int d_rows, d_cols;
+  int n_tma;                // N rounded down to a multiple of 16 bytes of D
+  fp8kit_dtype d_type;
+  float* partials;          // split-K: [num_units][BLK_M * BLK_N] f32 (unused if splits == 1)
+  unsigned* counters;       // split-K: [tiles * kConsumers] arrival counts, zero at launch
+};
+
+}  // namespace fp8kit::sm90

@@ -1,0 +1,206 @@
+// Mainloop of the native Hopper FP8 GEMM: the producer (one thread streams
+// the X and Y tiles of every K block by TMA) and the consumers' K loop over
+// one unit (wgmma into an accumulator, promoted per 128-deep K block).
+// Device code for sm_90a only: included under FP8KIT_HAS_WGMMA.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda.h>  // CUtensorMap (types only)
+
+#include "gemm/sm90/fragment.cuh"
+#include "gemm/sm90/kernel_args.hpp"
+#include "gemm/sm90/ptx.cuh"
+#include "gemm/sm90/scales.cuh"
+#include "gemm/sm90/shared_storage.hpp"
+#include "gemm/sm90/tile_scheduler.cuh"
+
+namespace fp8kit::sm90 {
+
+// The producer: one thread streams X and Y tiles of every K block of every
+// unit through the stages, in the consumers' order. Programmatic dependent
+// launch: the weights (B) do not depend on the kernel before this one, so
+// the weight tiles of the first unit's first kStages K blocks go out before
+// griddepcontrol.wait; everything else after it.
+template <Tile T>
+__device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtensorMap* tmap_y, const KernelArgs& p,
+                                        SharedStorage<T>& smem) {
+  using Cfg = TileConfig<T>;
+  ptx::prefetch_tensormap(tmap_x);
+  ptx::prefetch_tensormap(tmap_y);
+  auto load_x = [&](int stage, const Unit& w, int kb) {
+    const int32_t c[2] = {kb * kBlockK, w.tx * Cfg::kBlockM};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem.x[stage], tmap_x, c,
+                                    &smem.full[stage]);
+  };
+  auto load_y = [&](int stage, const Unit& w, int kb) {
+    const int32_t c[2] = {kb * kBlockK, w.ty * Cfg::kBlockN};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem.y[stage], tmap_y, c,
+                                    &smem.full[stage]);
+  };
+  // The transaction count is the full box even where TMA zero-fills
+  // out-of-bounds rows or the K tail.
+  auto expect_stage = [&](int stage) {
+    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
+                                         &smem.full[stage], static_cast<uint32_t>(Cfg::kStageBytes));
+  };
+  // K blocks of the first unit whose stage is already filled (the stages
+  // start empty, so they need no wait on `empty`).
+  int ahead = 0;
+  if (first_unit() < p.num_units) {
+    const Unit w = unit_of(p, first_unit());
+    ahead = min(Cfg::kStages, w.kb_end - w.kb_begin);
+    for (int i = 0; i < ahead; ++i) {
+      expect_stage(i);
+      if constexpr (Cfg::kWeightsAreX) load_x(i, w, w.kb_begin + i);
+      else load_y(i, w, w.kb_begin + i);
+    }
+    ptx::griddep_wait();
+    for (int i = 0; i < ahead; ++i) {
+      if constexpr (Cfg::kWeightsAreX) load_y(i, w, w.kb_begin + i);
+      else load_x(i, w, w.kb_begin + i);
+    }
+  }
+  PipelineState<Cfg::kStages> ps;
+  for (int u = first_unit(); u < p.num_units; u = next_unit(u)) {
+    const Unit w = unit_of(p, u);
+    for (int kb = w.kb_begin; kb < w.kb_end; ++kb, ps.advance()) {
+      if (ahead > 0) {
+        --ahead;
+        continue;
+      }
+      ptx::wait_barrier(&smem.empty[ps.stage], ps.phase ^ 1u);
+      expect_stage(ps.stage);
+      load_x(ps.stage, w, kb);
+      load_y(ps.stage, w, kb);
+    }
+  }
+}
+
+// Frees a stage for the producer: one arrive per consumer warp; in block
+// tiles one per consumer thread. An arrive releases only the arriving
+// thread's own reads, and each thread has read the stage's scale slot,
+// which the scale warp rewrites once the stage is free (cheaper orderings
+// failed racecheck: docs/perf.md).
+template <Tile T>
+__device__ __forceinline__ void release_stage(SharedStorage<T>& smem, int stage, bool lane0) {
+  if constexpr (TileConfig<T>::kBlock) {
+    ptx::arrive_no_state(&smem.empty[stage]);
+  } else if (lane0) {
+    cuda::ptx::mbarrier_arrive(&smem.empty[stage]);
+  }
+}
+
+// One consumer warpgroup's K loop over unit w: every 128-deep K block is
+// summed by four wgmma k32 steps into an accumulator, then promoted into the
+// f32 `master` (times the block's two scales in block tiles). FP8 wgmma
+// keeps only about 14 mantissa bits in its accumulator; promoting each K
+// block bounds that error by one block's magnitude instead of the whole K
+// sum's. kDoubleAcc: two accumulators alternate, so K block i+1's wgmma runs
+// while block i is promoted. Otherwise one accumulator serves the sub-tiles
+// in turn, and the other consumer's wgmma keeps the tensor pipe busy.
+// `acc0` and `acc1` live across units (the caller's), `master` is set here.
+template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
+__device__ __forceinline__ void mma_unit(const Unit& w, SharedStorage<T>& smem, PipelineState<TileConfig<T>::kStages>& ps,
+                                         int consumer, int thread, float (&acc0)[TileConfig<T>::kAccRegs],
+                                         float (&acc1)[TileConfig<T>::kAccRegs],
+                                         float (&master)[TileConfig<T>::kSubTiles][TileConfig<T>::kAccRegs]) {
+  using Cfg = TileConfig<T>;
+  constexpr int R = Cfg::kAccRegs;
+  constexpr int BN = Cfg::kBlockN;
+  constexpr int kSub = Cfg::kSubTiles;
+  const bool lane0 = (thread % 32) == 0;
+  const int nkb = w.kb_end - w.kb_begin;
+#pragma unroll
+  for (int s = 0; s < kSub; ++s)
+#pragma unroll
+    for (int r = 0; r < R; ++r) master[s][r] = 0.0f;
+  // Issues the four k32 steps of one K block from stage `st`, X rows from `x_row`.
+  auto issue_block = [&](float (&a)[R], int st, int x_row) {
+    const uint64_t dx = ptx::smem_desc(&smem.x[st][x_row * kBlockK]);
+    const uint64_t dy = ptx::smem_desc(smem.y[st]);
+    ptx::fence_operands(a);
+    ptx::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kKSteps; ++kk)
+      ptx::wgmma<BN, TX, TY>(a, dx + kk * ptx::kDescKStep, dy + kk * ptx::kDescKStep, kk > 0 ? 1u : 0u);
+    ptx::wgmma_commit();
+  };
+
+  if constexpr (!Cfg::kDoubleAcc) {
+    // One accumulator, promoted per sub-tile. Block scales come with the
+    // stage (its scale slot, filled by the producer's scale warp): loaded
+    // ahead into registers by the consumers, they cost 16% (docs/perf.md).
+    const Fragment f(sub_row0<T>(w, consumer, 0), w.ty * BN, thread);
+    for (int i = 0; i < nkb; ++i) {
+      ptx::wait_barrier(&smem.full[ps.stage], ps.phase);
+      BlockFactors<T> fac;
+      if constexpr (Cfg::kBlock) fac.read(smem.scales[ps.stage], f.row0 - w.tx * Cfg::kBlockM, f.col0 - w.ty * BN);
+#pragma unroll
+      for (int s = 0; s < kSub; ++s) {
+        issue_block(acc0, ps.stage, (consumer * kSub + s) * kWgmmaM);
+        ptx::wgmma_wait<0>();
+        ptx::fence_operands(acc0);
+        if (s == kSub - 1) release_stage<T>(smem, ps.stage, lane0);  // the slot's scales were read at the top
+        if constexpr (Cfg::kBlock) {
+#pragma unroll
+          for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+              for (int e = 0; e < 2; ++e)
+                master[s][4 * j + 2 * h + e] += acc0[4 * j + 2 * h + e] * fac(s, j, h, e);
+        } else {
+#pragma unroll
+          for (int r = 0; r < R; ++r) master[s][r] += acc0[r];
+        }
+      }
+      ps.advance();
+    }
+  } else {
+    int prev_stage = 0;
+    // Waits for K block i's stage and issues its wgmma group into `a`.
+    auto issue = [&](float (&a)[R]) {
+      ptx::wait_barrier(&smem.full[ps.stage], ps.phase);
+      issue_block(a, ps.stage, consumer * kWgmmaM);
+      ptx::fence_operands(a);
+    };
+    // Once `a`'s group has retired: frees its stage and promotes it.
+    auto retire = [&](float (&a)[R]) {
+      ptx::fence_operands(a);
+      release_stage<T>(smem, prev_stage, lane0);
+#pragma unroll
+      for (int r = 0; r < R; ++r) master[0][r] += a[r];
+    };
+    auto next = [&] {
+      prev_stage = ps.stage;
+      ps.advance();
+    };
+    issue(acc0);
+    next();
+    int i = 1;
+    for (; i + 1 < nkb; i += 2) {
+      issue(acc1);
+      ptx::wgmma_wait<1>();
+      retire(acc0);
+      next();
+      issue(acc0);
+      ptx::wgmma_wait<1>();
+      retire(acc1);
+      next();
+    }
+    if (i < nkb) {  // an odd block left: acc1 takes it
+      issue(acc1);
+      ptx::wgmma_wait<1>();
+      retire(acc0);
+      next();
+      ptx::wgmma_wait<0>();
+      retire(acc1);
+    } else {
+      ptx::wgmma_wait<0>();
+      retire(acc0);
+    }
+  }
+}
+
+}  // namespace fp8kit::sm90

@@ -1,0 +1,170 @@
+// Scale and bias handling of the native Hopper FP8 GEMM: the epilogue's
+// per-row / per-column factors (loaded when a unit starts), and block
+// scales (1x128 on A, 128x128 on B), which the producer's scale warp copies
+// into each stage's scale slot and the consumers multiply into each K
+// block's promotion. Device code for sm_90a only: included under FP8KIT_HAS_WGMMA.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_fp16.h>
+
+#include "gemm/sm90/kernel_args.hpp"
+#include "gemm/sm90/ptx.cuh"
+#include "gemm/sm90/shared_storage.hpp"
+#include "gemm/sm90/tile_scheduler.cuh"
+
+namespace fp8kit::sm90 {
+
+// Per-tensor / per-row / per-column scale of index i (BLOCK and NONE: 1, the
+// block scales were applied in the K loop).
+__device__ __forceinline__ float vector_scale(const SideScales& s, int i) {
+  if (s.mode == FP8KIT_SCALE_TENSOR) return __ldg(s.ptr);
+  if (s.mode == FP8KIT_SCALE_ROW || s.mode == FP8KIT_SCALE_COL) return __ldg(s.ptr + i);
+  return 1.0f;
+}
+
+// A bias element as loaded: its raw bits (bf16 / f16 in the low half), turned
+// into a float only where it is used. A conversion right after a load waits
+// for the load there; kept raw, a load issued when a unit starts flies
+// during the unit's K loop.
+__device__ __forceinline__ uint32_t load_bias_bits(const void* bias, fp8kit_dtype type, int n) {
+  if (bias == nullptr) return 0u;  // zero bits are 0.0 in every bias type
+  if (type == FP8KIT_DTYPE_F32) return __float_as_uint(__ldg(static_cast<const float*>(bias) + n));
+  return __ldg(static_cast<const unsigned short*>(bias) + n);
+}
+
+__device__ __forceinline__ float bias_value(uint32_t bits, fp8kit_dtype type) {
+  if (type == FP8KIT_DTYPE_BF16) return __uint_as_float(bits << 16);
+  if (type == FP8KIT_DTYPE_F16) return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
+  return __uint_as_float(bits);
+}
+
+// This thread's kernel column's scale and bias (threads < BN, one column
+// each), loaded when a unit starts so that the loads fly during its K loop;
+// shared with the warpgroup through shared memory in the epilogue.
+struct ColFactor {
+  float scale = 0.0f;
+  uint32_t bias_bits = 0u;  // see load_bias_bits
+};
+
+template <Tile T>
+__device__ __forceinline__ ColFactor load_col_factor(const KernelArgs& p, int ty, int thread) {
+  using Cfg = TileConfig<T>;
+  ColFactor c;
+  const int y = ty * Cfg::kBlockN + thread;
+  if (thread >= Cfg::kBlockN || y >= p.rows_y) return c;
+  // Block tiles: both modes are BLOCK (the API's rule), applied in the K loop.
+  c.scale = Cfg::kBlock ? 1.0f : vector_scale(p.y_scales, y);
+  if constexpr (!Cfg::kBiasAlongX) c.bias_bits = load_bias_bits(p.bias, p.bias_type, y);
+  return c;
+}
+
+// This thread's kernel rows' scales and biases (per sub-tile s and h), also
+// loaded when a unit starts.
+template <Tile T>
+struct RowFactors {
+  using Cfg = TileConfig<T>;
+  static constexpr int kSub = Cfg::kSubTiles;
+  float scale[kSub][2];
+  uint32_t bias_bits[kSub][2];  // bias along X (swapped tiles) only
+
+  __device__ __forceinline__ void load(const KernelArgs& p, int row0) {
+#pragma unroll
+    for (int s = 0; s < kSub; ++s)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int x = row0 + s * kWgmmaM + 8 * h;
+        const bool inside = x < p.rows_x;
+        scale[s][h] = Cfg::kBlock ? 1.0f : 0.0f;  // block tiles: scales applied in the K loop
+        if constexpr (!Cfg::kBlock)
+          if (inside) scale[s][h] = vector_scale(p.x_scales, x);
+        bias_bits[s][h] = 0u;
+        if constexpr (Cfg::kBiasAlongX)
+          if (inside) bias_bits[s][h] = load_bias_bits(p.bias, p.bias_type, x);
+      }
+  }
+};
+
+// ---- Block scales -----------------------------------------------------------------
+// The scale warp's copies of K block kb's scales of unit w into a stage's
+// slot (layout in TileConfig), lane-strided, zero past the side's rows. The
+// per-row side's scales are [k_blocks, rows] (rows-contiguous); the
+// per-128-block side's [tiles of 128, k_blocks].
+template <Tile T>
+__device__ __forceinline__ void load_scale_slot(const KernelArgs& p, const Unit& w, int kb, float* slot, int lane) {
+  using Cfg = TileConfig<T>;
+  constexpr bool kRowsOnX = Cfg::kRowBlockScalesOnX;
+  const SideScales& fine = kRowsOnX ? p.x_scales : p.y_scales;
+  const SideScales& coarse = kRowsOnX ? p.y_scales : p.x_scales;
+  const int fine_rows = kRowsOnX ? p.rows_x : p.rows_y;
+  const int fine_first = kRowsOnX ? w.tx * Cfg::kBlockM : w.ty * Cfg::kBlockN;
+  const int coarse_tile = kRowsOnX ? w.ty : w.tx;
+  constexpr int kFineCount = kRowsOnX ? Cfg::kRowScales : Cfg::kColScales;
+  constexpr int kFineOffset = kRowsOnX ? 0 : Cfg::kColScaleOffset;
+  constexpr int kCoarseOffset = kRowsOnX ? Cfg::kColScaleOffset : 0;
+  const float* fine_kb = fine.ptr + int64_t{kb} * fine_rows;
+  if constexpr (!kRowsOnX)  // the slot's order: rows' scales first
+    if (lane == 0) ptx::cp_async_f32(slot + kCoarseOffset, coarse.ptr + int64_t{coarse_tile} * p.k_blocks + kb, true);
+  for (int r = lane; r < kFineCount; r += 32) {
+    const int row = fine_first + r;
+    ptx::cp_async_f32(slot + kFineOffset + r, row < fine_rows ? fine_kb + row : fine_kb, row < fine_rows);
+  }
+  if constexpr (kRowsOnX)
+    if (lane == 0) ptx::cp_async_f32(slot + kCoarseOffset, coarse.ptr + int64_t{coarse_tile} * p.k_blocks + kb, true);
+}
+
+// The scale warp (block tiles): fills each stage's scale slot in the
+// mainloop's order with cp.async, whose completion each lane hands to the
+// stage's `full` barrier (one arrive per lane, when its copies have landed):
+// the warp never waits for a load, so it runs ahead like the TMA thread.
+template <Tile T>
+__device__ __forceinline__ void produce_scales(const KernelArgs& p, SharedStorage<T>& smem, int lane) {
+  PipelineState<TileConfig<T>::kStages> ps;
+  ptx::griddep_wait();  // activation scales may come from the kernel before
+  for (int u = first_unit(); u < p.num_units; u = next_unit(u)) {
+    const Unit w = unit_of(p, u);
+    for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
+      ptx::wait_barrier(&smem.empty[ps.stage], ps.phase ^ 1u);
+      load_scale_slot<T>(p, w, kb, smem.scales[ps.stage], lane);
+      ptx::cp_async_arrive_noinc(&smem.full[ps.stage]);
+      ps.advance();
+    }
+  }
+}
+
+// A consumer's products of the two block scales of one K block, read from
+// the stage's slot: per (s, h) when the rows' scales are per row (the other
+// side is uniform over the tile), per (j, e) when the columns' are.
+template <Tile T>
+struct BlockFactors {
+  using Cfg = TileConfig<T>;
+  static constexpr bool kRowsOnX = Cfg::kRowBlockScalesOnX;
+  static constexpr int kCount = kRowsOnX ? 2 * Cfg::kSubTiles : Cfg::kBlockN / 4;
+  float f[kCount];
+
+  // `row` and `col`: this thread's first kernel row and column within the tile.
+  __device__ __forceinline__ void read(const float* slot, int row, int col) {
+    if constexpr (!kRowsOnX) {
+      const float b = slot[0];
+#pragma unroll
+      for (int j = 0; j < Cfg::kBlockN / 8; ++j) {
+        const float2 a = *reinterpret_cast<const float2*>(slot + Cfg::kColScaleOffset + 8 * j + col);
+        f[2 * j] = a.x * b;
+        f[2 * j + 1] = a.y * b;
+      }
+    } else {
+      const float b = slot[Cfg::kColScaleOffset];
+#pragma unroll
+      for (int s = 0; s < Cfg::kSubTiles; ++s)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) f[2 * s + h] = slot[row + s * kWgmmaM + 8 * h] * b;
+    }
+  }
+  __device__ __forceinline__ float operator()(int s, int j, int h, int e) const {
+    if constexpr (!kRowsOnX) return f[2 * j + e];
+    return f[2 * s + h];
+  }
+};
+
+}  // namespace fp8kit::sm90

@@ -1,0 +1,44 @@
+// Shared memory of one CTA of the native Hopper FP8 GEMM, as a struct (plain
+// C++: the host sizes the launch from it). The dynamic shared memory starts
+// at a 16-byte boundary; the kernel places this struct at the next 1024-byte
+// one (the 128B swizzle atom), which kSmemBytes pays for.
+#pragma once
+
+#include <cstdint>
+
+#include "gemm/sm90/tile_config.hpp"
+
+namespace fp8kit::sm90 {
+
+template <Tile T>
+struct SharedStorage {
+  using Cfg = TileConfig<T>;
+  // The mainloop's stages: (BLK_M, BLK_K) X and (BLK_N, BLK_K) Y FP8 tiles,
+  // 128B-swizzled, each on a 1024-byte boundary (the wgmma descriptors'
+  // base offset is 0).
+  alignas(kSwizzleAtomBytes) uint8_t x[Cfg::kStages][Cfg::kBytesX];
+  alignas(kSwizzleAtomBytes) uint8_t y[Cfg::kStages][Cfg::kBytesY];
+  // Each consumer's epilogue buffer: first the unit's column factors
+  // ((2, BN) f32: scale then bias), then the D staging of the TMA stores.
+  union Epilogue {
+    alignas(kSwizzleAtomBytes) uint8_t staging[Cfg::kStagingBytes];
+    float col_factors[2][Cfg::kBlockN];
+  };
+  Epilogue epilogue[kConsumers];
+  // Block tiles: each stage's scale slot (layout in TileConfig); one float
+  // per stage elsewhere (unused), so that the member always exists.
+  alignas(16) float scales[Cfg::kStages][Cfg::kBlock ? Cfg::kScaleSlotFloats : 1];
+  uint64_t full[Cfg::kStages];   // TMA bytes (+ the scale warp's arrivals) landed
+  uint64_t empty[Cfg::kStages];  // the consumers are done with the stage
+  unsigned last_flag[kConsumers];  // split-K: this consumer's tile part arrived last
+
+  static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage)) + kSwizzleAtomBytes;
+};
+
+template <Tile T>
+constexpr int smem_bytes() {
+  static_assert(SharedStorage<T>::kSmemBytes <= kSmemBytesMax, "the tile's stages fit the opt-in shared memory");
+  return SharedStorage<T>::kSmemBytes;
+}
+
+}  // namespace fp8kit::sm90

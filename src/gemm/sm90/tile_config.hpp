@@ -1,0 +1,95 @@
+// Tile configurations of the native Hopper FP8 GEMM (sm_90a): compile-time
+// constants that the kernel (kernel.cuh and its parts) and the host plan
+// (plan.hpp) share. Plain C++: the host side and its tests include it
+// without the CUDA compiler. The shared-memory layout is shared_storage.hpp.
+#pragma once
+
+namespace fp8kit::sm90 {
+
+// ---- Pipeline shape (compile time) -------------------------------------------
+constexpr int kBlockK = 128;           // K per stage: one 128-byte swizzle row of FP8
+constexpr int kWgmmaM = 64;
+constexpr int kWgmmaK = 32;            // FP8 wgmma K
+constexpr int kKSteps = kBlockK / kWgmmaK;
+constexpr int kWarpgroupThreads = 128;
+constexpr int kConsumers = 2;
+constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
+constexpr int kConsumerWarps = kConsumers * kWarpgroupThreads / 32;
+constexpr int kProducerRegs = 40;      // setmaxnreg: producer gives registers away
+constexpr int kScaleWarp = 1;          // block tiles: the producer warpgroup's warp that loads the scales
+constexpr int kScaleWarpLanes = 32;
+constexpr int kConsumerRegs = 232;     // (65536 - 128 * 40) / 256, rounded down to 8
+constexpr int kSwizzleAtomBytes = 1024;  // 8 rows x 128 B: the 128B swizzle period
+constexpr int kSmemBytesMax = 232448;    // sm_90 opt-in dynamic shared memory per block (227 KB)
+constexpr int kSmemReserve = 2048;       // barriers, split-K flags, alignment slack
+constexpr int kOutBoxRows = 64;          // rows of a D store box (every tile's D sub-tiles are 64 rows)
+constexpr int kOutChunkBytes = 128;      // bytes of a D store box row: one 128B swizzle row
+constexpr int kMaxBlockM = 256;          // the largest tile's kernel rows (TMA boxes hold at most 256)
+
+// Tile configurations, named by kernel rows x columns (BN is the wgmma N):
+//   k128x128, k128x128Block:         normal (X = A), non-block / block scales
+//   k256x128, k256x128Block:         normal, each consumer holds two m64 sub-tiles
+//   k128x64Swap, k128x64SwapBlock:   swapped (X = B) for M <= 64 (decode)
+// The 256 x 128 tiles read 48 KB of X and Y per 8.4 MFLOP against the
+// 128 x 128 tiles' 32 KB per 4.2 MFLOP: a quarter less L2 traffic per FLOP,
+// for a coarser grid (the host picks them only where the waves come out even).
+enum class Tile { k128x128, k128x128Block, k128x64Swap, k128x64SwapBlock, k256x128, k256x128Block };
+constexpr int kTileCount = 6;
+
+template <Tile T>
+struct TileConfig {
+  static constexpr bool kSwap = (T == Tile::k128x64Swap || T == Tile::k128x64SwapBlock);
+  static constexpr bool kBlock = (T == Tile::k128x128Block || T == Tile::k128x64SwapBlock || T == Tile::k256x128Block);
+  static constexpr bool kWideTile = (T == Tile::k256x128 || T == Tile::k256x128Block);
+  static constexpr int kBlockM = kWideTile ? 256 : 128;
+  // m64 sub-tiles per consumer warpgroup: 1, or 2 in the 256 x 128 tiles.
+  static constexpr int kSubTiles = kBlockM / (kConsumers * kWgmmaM);
+  // 128 for the normal tiles: the m64 x BN f32 accumulators must fit the
+  // consumers' 232 registers (two wgmma accumulators and the master at
+  // 128 x 128; one accumulator and two masters at 256 x 128).
+  static constexpr int kBlockN = kSwap ? 64 : 128;
+  // Which side carries what (the kernel-argument struct is in X / Y terms;
+  // these are the facts of the orientation the device code still needs).
+  // B is the weight: it does not depend on the kernel before (see the
+  // producer's programmatic-dependent-launch prefetch). The bias runs along
+  // N; block scales are per row on A's side and per 128-block on B's.
+  static constexpr bool kWeightsAreX = kSwap;
+  static constexpr bool kBiasAlongX = kSwap;
+  static constexpr bool kRowBlockScalesOnX = !kSwap;
+  static constexpr int kBytesX = kBlockM * kBlockK;  // X stage: (BLK_M, BLK_K) fp8
+  static constexpr int kBytesY = kBlockN * kBlockK;  // Y stage: (BLK_N, BLK_K) fp8
+  static constexpr int kStageBytes = kBytesX + kBytesY;
+  // Epilogue staging, per consumer warpgroup: one D sub-tile of kOutRows x
+  // kOutCols (normal: 64 m x BN n; swapped: BN m x 64 n) of a 16-bit type, as
+  // 128-byte-wide column chunks, 128B-swizzled, for TMA stores. An f32
+  // sub-tile goes out in two passes, and the 256 x 128 tiles' two sub-tiles
+  // one after the other: sized for f32, it would cost a pipeline stage.
+  static constexpr int kOutRows = kSwap ? kBlockN : kWgmmaM;
+  static constexpr int kOutCols = kSwap ? kWgmmaM : kBlockN;
+  static constexpr int kStagingBytes = kOutRows * kOutCols * 2;
+  static constexpr int kFixedBytes = kConsumers * kStagingBytes + kSmemReserve;
+  // Block tiles: each stage also carries its K block's scales (a scale slot:
+  // the kernel rows' then the kernel columns', f32), loaded by the producer's
+  // scale warp. Normal: BM A scales + 1 B scale; swapped: 1 B scale + BN A
+  // scales. Rounded to 16 bytes.
+  static constexpr int kRowScales = kRowBlockScalesOnX ? kBlockM : 1;
+  static constexpr int kColScales = kRowBlockScalesOnX ? 1 : kBlockN;
+  static constexpr int kColScaleOffset = kRowBlockScalesOnX ? kBlockM : 4;  // 16-byte aligned: read as float2
+  static constexpr int kScaleSlotFloats = kBlock ? (kColScaleOffset + kColScales + 3) / 4 * 4 : 0;
+  static constexpr int kScaleSlotBytes = kScaleSlotFloats * 4;
+  static constexpr int kStages = (kSmemBytesMax - kFixedBytes) / (kStageBytes + kScaleSlotBytes);
+  static constexpr int kAccRegs = kBlockN / 2;  // f32 per thread for m64 x BN
+  // Two wgmma accumulators (K block i+1 runs while block i is promoted) plus
+  // the master: 3 x 64 registers at BN 128. Block tiles keep one and wait
+  // for each block before promoting it (double-buffered they ran 10% slower
+  // on the suite: docs/perf.md); so do the 256 x 128 tiles (two masters):
+  // the other consumer's wgmma fills the tensor pipe during a promotion.
+  static constexpr bool kDoubleAcc = !kBlock && kSubTiles == 1;
+  static_assert(kBlockM <= kMaxBlockM, "a TMA box holds at most 256 rows");
+  // The 256 x 128 block tile gets 3 stages (its scale slots cost the fourth;
+  // 3 and 4 run at the same speed: docs/perf.md).
+  static_assert(kStages >= 3, "fewer than three stages cannot hide the TMA latency");
+  static_assert(2 * kBlockN * sizeof(float) <= kStagingBytes, "the column factors pass through the staging buffer");
+};
+
+}  // namespace fp8kit::sm90
