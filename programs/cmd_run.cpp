@@ -125,23 +125,27 @@ std::vector<fs::path> dumps_in(const fs::path& dir) {
   return out;
 }
 
-// Explains each dump on stderr, keeps or removes it; returns explain's code.
+// Keeps each dump if asked, then explains it on stderr; returns explain's code.
 int explain_dumps(const RunArgs& a, const fs::path& dir) {
   int code = kExitOk;
   std::vector<std::string> binaries = a.binaries;
   const std::string exe = resolve_command(a.command.front());
   if (!exe.empty()) binaries.insert(binaries.begin(), exe);
   for (const fs::path& d : dumps_in(dir)) {
+    fs::path shown = d;
+    if (!a.keep_core.empty()) {
+      std::error_code ec;
+      fs::create_directories(a.keep_core, ec);
+      const fs::path kept = fs::path(a.keep_core) / d.filename();
+      fs::copy_file(d, kept, fs::copy_options::overwrite_existing, ec);
+      if (ec)
+        std::fprintf(stderr, "fp8kit run: could not keep the dump in %s: %s\n", kept.c_str(), ec.message().c_str());
+      else
+        shown = kept;
+    }
     std::fprintf(stderr, "\nfp8kit run: the GPU wrote a core dump; its diagnosis:\n");
     std::fflush(stderr);
-    code = std::max(code, explain_core(d.string(), binaries, a.json, stderr));
-    if (a.keep_core.empty()) continue;
-    std::error_code ec;
-    fs::create_directories(a.keep_core, ec);
-    const fs::path kept = fs::path(a.keep_core) / d.filename();
-    fs::copy_file(d, kept, fs::copy_options::overwrite_existing, ec);
-    std::fprintf(stderr, ec ? "fp8kit run: could not keep the dump in %s: %s\n" : "fp8kit run: dump kept: %s%s\n",
-                 kept.c_str(), ec ? ec.message().c_str() : "");
+    code = std::max(code, explain_core(shown.string(), binaries, a.json, stderr));
   }
   return code;
 }

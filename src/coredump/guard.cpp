@@ -113,8 +113,13 @@ void check_siblings(Explanation& ex, const CoreDump& dump, const ExplainOptions&
       ex.notes.push_back(f.demangled + " is in none of the binaries given");
       continue;
     }
+    if (!r.record.has_image) {
+      ex.notes.push_back(r.record.where + " has no image of " + f.demangled + " that a " +
+                         audit::capability_name(gpu) + " GPU loads: not the binary the process ran");
+      continue;
+    }
     f.sibling_where = r.record.where;
-    if (r.record.has_image && audit::image_name(r.record.image) != f.image)
+    if (audit::image_name(r.record.image) != f.image)
       ex.notes.push_back("the audit of " + r.record.where + " says a " + audit::capability_name(gpu) + " GPU loads " +
                          audit::image_name(r.record.image) + ", but the dump ran " + f.image);
     if (r.record.real_on.empty()) {

@@ -1,16 +1,17 @@
-// Planted fixture: an out-of-bounds store. Each thread writes one float at
-// an index far past the end of a small allocation.
+// Planted fixture: an out-of-bounds store. Each thread writes one float
+// 256 MiB past the end of a 1 KiB allocation, where nothing is mapped.
 #include "common.cuh"
 
-__global__ void scatter_out_of_bounds_kernel(float* out, long long stride) {
-  out[(blockIdx.x * blockDim.x + threadIdx.x) * stride] = 1.0f;
+constexpr long long kFarPastEnd = 1ll << 26;  // floats: 256 MiB
+
+__global__ void scatter_out_of_bounds_kernel(float* out, long long offset) {
+  out[offset + blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;
 }
 
 int main() {
   float* out = nullptr;
   cudaMalloc(&out, 256 * sizeof(float));
-  // 2^28 floats apart: 1 GiB strides, far outside the 1 KiB allocation.
-  scatter_out_of_bounds_kernel<<<2, 128>>>(out, 1ll << 28);
+  scatter_out_of_bounds_kernel<<<2, 128>>>(out, kFarPastEnd);
   planted_check(cudaGetLastError(), "launch scatter_out_of_bounds_kernel");
   return planted_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
