@@ -58,10 +58,18 @@ void print_fault(std::FILE* out, std::size_t n, const Fault& f) {
   const std::string kernel = f.kernel.empty() ? "(unknown: the dump has no grid or image for it)" : f.demangled;
   std::fprintf(out, "  kernel     %s\n", kernel.c_str());
   if (!f.function.empty()) std::fprintf(out, "  in         %s (called from the kernel)\n", f.function.c_str());
-  std::fprintf(out, "  launch     grid %s x block %s; %zu warp%s of %zu block%s stopped here\n", dim3(f.grid_dim).c_str(),
-               dim3(f.block_dim).c_str(), f.warps, f.warps == 1 ? "" : "s", f.blocks, f.blocks == 1 ? "" : "s");
-  std::fprintf(out, "  first      block %s thread %s (device %u, SM %u, warp %u, lane %u)\n", dim3(f.block).c_str(),
-               dim3(f.thread).c_str(), f.device, f.sm, f.warp, f.lane);
+  if (f.sm_level) {
+    std::fprintf(out, "  launch     grid %s x block %s; recorded by %zu SM%s: the faulting warps had left\n",
+                 dim3(f.grid_dim).c_str(), dim3(f.block_dim).c_str(), f.sms, f.sms == 1 ? "" : "s");
+    std::fprintf(out, "  first      block %s (device %u, SM %u; the faulting thread is not in the dump)\n",
+                 dim3(f.block).c_str(), f.device, f.sm);
+  } else {
+    std::fprintf(out, "  launch     grid %s x block %s; %zu warp%s of %zu block%s stopped here\n",
+                 dim3(f.grid_dim).c_str(), dim3(f.block_dim).c_str(), f.warps, f.warps == 1 ? "" : "s", f.blocks,
+                 f.blocks == 1 ? "" : "s");
+    std::fprintf(out, "  first      block %s thread %s (device %u, SM %u, warp %u, lane %u)\n", dim3(f.block).c_str(),
+                 dim3(f.thread).c_str(), f.device, f.sm, f.warp, f.lane);
+  }
   std::fprintf(out, "  pc         %s", hex(f.pc).c_str());
   if (f.error_pc_valid && f.error_pc != f.pc) std::fprintf(out, "  (error pc %s)", hex(f.error_pc).c_str());
   if (f.pc_in_image) std::fprintf(out, "  = %s+%s", f.function.empty() ? "entry" : "callee", hex(f.pc_offset).c_str());
@@ -123,6 +131,8 @@ nlohmann::ordered_json fault_json(const Fault& f) {
   j["lane"] = f.lane;
   j["warps"] = f.warps;
   j["blocks"] = f.blocks;
+  j["sm_level"] = f.sm_level;
+  j["sms"] = f.sms;
   j["pc"] = hex(f.pc);
   j["error_pc"] = f.error_pc_valid ? nlohmann::ordered_json(hex(f.error_pc)) : nlohmann::ordered_json();
   j["pc_offset"] = f.pc_in_image ? nlohmann::ordered_json(hex(f.pc_offset)) : nlohmann::ordered_json();

@@ -165,7 +165,11 @@ class Reader {
     auto& mine = sm_rows_[index];
     for (const Bytes r : rows(index, s, L::sm::kMinRow)) {
       const std::uint32_t exc = r.size >= L::sm::kMinRowWithException ? r.u32(L::sm::kException, "SM exception") : 0;
-      mine.push_back({dev, r.u32(L::sm::kSmId, "SM id"), exc});
+      const std::uint32_t id = r.u32(L::sm::kSmId, "SM id");
+      mine.push_back({dev, id, exc});
+      if (exc != 0)
+        out_.sm_faults.push_back({dev, id, exc, r.u32(L::sm::kErrorPcValid, "SM error PC valid") != 0,
+                                  r.u64(L::sm::kErrorPc, "SM error PC")});
     }
   }
 

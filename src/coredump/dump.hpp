@@ -61,6 +61,15 @@ struct Warp {
   std::vector<Lane> lanes;
 };
 
+// An exception the SM recorded (driver r575+): for an illegal address the
+// faulting warp is often gone from the warp tables, and only this remains.
+struct SmFault {
+  std::uint32_t device = 0, sm = 0;
+  std::uint32_t exception = 0;
+  bool error_pc_valid = false;
+  std::uint64_t error_pc = 0;
+};
+
 struct DumpInfo {
   bool has_meta = false;
   std::uint32_t driver_major = 0, driver_minor = 0, cuda_major = 0, cuda_minor = 0, flags = 0;
@@ -71,6 +80,7 @@ struct CoreDump {
   std::vector<Grid> grids;
   std::vector<Module> modules;
   std::vector<Warp> warps;
+  std::vector<SmFault> sm_faults;
   DumpInfo info;
   const Device* device(std::uint32_t id) const;
   const Grid* grid(std::uint32_t device, std::uint64_t id) const;

@@ -90,30 +90,44 @@ std::vector<SassLine> sass_around(const CodeSpan& span, const Fault& f, const Ex
     l.lo = span.text.u64(at, "instruction");
     l.hi = span.text.u64(at + 8, "instruction");
     l.cls = audit::Instruction{l.lo, l.hi}.cls();
-    l.at_pc = span.address + at == f.pc;
+    l.at_pc = !f.sm_level && span.address + at == f.pc;
     l.at_error_pc = f.error_pc_valid && span.address + at == f.error_pc;
     out.push_back(l);
   }
   return out;
 }
 
-// Kernel, image, verdict and SASS of a fault, from its grid's module.
-void locate(Fault& f, const CoreDump& dump, const Warp& w, Images& images, const ExplainOptions& o) {
-  const Grid* g = dump.grid(w.device, w.grid);
-  if (g == nullptr) return;
-  f.grid_dim = g->grid_dim;
-  f.block_dim = g->block_dim;
-  const LoadedImage* im = images.get(w.device, g->module);
+// The module image whose code holds `pc`, when no grid names it.
+const LoadedImage* image_holding(const CoreDump& dump, std::uint32_t device, std::uint64_t pc, Images& images) {
+  for (const Module& m : dump.modules) {
+    if (m.device != device) continue;
+    const LoadedImage* im = images.get(device, m.handle);
+    if (im != nullptr && im->code_at(pc)) return im;
+  }
+  return nullptr;
+}
+
+// Kernel, image, verdict and SASS of a fault, from its grid's module (or,
+// without a grid, from the image whose code holds the PC).
+void locate(Fault& f, const CoreDump& dump, const Grid* g, Images& images, const ExplainOptions& o) {
+  const std::uint64_t where = f.error_pc_valid ? f.error_pc : f.pc;
+  const LoadedImage* im = nullptr;
+  if (g != nullptr) {
+    f.grid_dim = g->grid_dim;
+    f.block_dim = g->block_dim;
+    im = images.get(f.device, g->module);
+  } else {
+    im = image_holding(dump, f.device, where, images);
+  }
   if (im == nullptr) return;
   f.has_image = true;
   f.image = im->target();
   f.image_arch = im->arch();
-  if (const auto k = im->code_at(g->function_entry)) {
+  if (const auto k = im->code_at(g != nullptr ? g->function_entry : where)) {
     f.kernel = k->function;
     f.demangled = audit::demangle(k->function);
     f.body = audit::classify_sass(k->text, im->arch()).body;
   }
-  const std::uint64_t where = f.error_pc_valid ? f.error_pc : f.pc;
   if (const auto span = im->code_at(where)) {
     f.pc_in_image = true;
     f.pc_offset = where - span->address;
@@ -140,16 +154,20 @@ std::string SassLine::text() const {
   }
 }
 
-Explanation explain(const CoreDump& dump, const ExplainOptions& options) {
-  Explanation out;
-  out.devices = dump.devices;
-  out.info = dump.info;
-  Images images(dump, out.notes);
-  std::map<GroupKey, std::size_t> index;      // group -> fault
-  std::vector<std::set<Dim3>> blocks;         // per fault
+namespace {
+
+// Faults the warps hold, grouped by kernel, PC and exception; returns the
+// SMs they ran on.
+std::set<std::pair<std::uint32_t, std::uint32_t>> add_warp_faults(Explanation& out, const CoreDump& dump,
+                                                                  Images& images, const ExplainOptions& o) {
+  std::set<std::pair<std::uint32_t, std::uint32_t>> sms;
+  const std::size_t base = out.faults.size();
+  std::map<GroupKey, std::size_t> index;  // group -> fault
+  std::vector<std::set<Dim3>> blocks;     // per fault
   for (const Warp& w : dump.warps) {
     const WarpFault wf = warp_fault(w, dump, images);
     if (wf.lane == nullptr || (wf.code == 0 && !wf.trapped)) continue;
+    sms.insert({w.device, w.sm});
     const GroupKey key{w.device, w.grid, wf.lane->pc, wf.code, wf.trapped};
     auto it = index.find(key);
     if (it == index.end()) {
@@ -166,7 +184,7 @@ Explanation explain(const CoreDump& dump, const ExplainOptions& options) {
       f.pc = wf.lane->pc;
       f.error_pc_valid = w.error_pc_valid;
       f.error_pc = w.error_pc;
-      locate(f, dump, w, images, options);
+      locate(f, dump, dump.grid(w.device, w.grid), images, o);
       it = index.emplace(key, out.faults.size()).first;
       out.faults.push_back(std::move(f));
       blocks.emplace_back();
@@ -174,7 +192,53 @@ Explanation explain(const CoreDump& dump, const ExplainOptions& options) {
     out.faults[it->second].warps += 1;
     blocks[it->second].insert(w.block);
   }
-  for (std::size_t i = 0; i < out.faults.size(); ++i) out.faults[i].blocks = blocks[i].size();
+  for (std::size_t i = 0; i < blocks.size(); ++i) out.faults[base + i].blocks = blocks[i].size();
+  return sms;
+}
+
+// Exceptions only the SM table holds (the faulting warp has left), on SMs
+// where no warp explains them; grouped by exception and error PC.
+void add_sm_faults(Explanation& out, const CoreDump& dump, Images& images, const ExplainOptions& o,
+                   const std::set<std::pair<std::uint32_t, std::uint32_t>>& explained) {
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>, std::size_t> index;
+  for (const SmFault& s : dump.sm_faults) {
+    if (explained.count({s.device, s.sm}) != 0) continue;
+    const auto key = std::make_tuple(s.device, s.exception, s.error_pc_valid ? s.error_pc : 0);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      Fault f;
+      f.sm_level = true;
+      f.exception = s.exception;
+      f.description = exception_name(s.exception);
+      f.device = s.device;
+      f.sm = s.sm;
+      f.error_pc_valid = s.error_pc_valid;
+      f.error_pc = s.error_pc;
+      f.pc = s.error_pc;
+      const Grid* g = nullptr;
+      for (const Warp& w : dump.warps)
+        if (w.device == s.device && w.sm == s.sm) {
+          f.block = w.block;  // a warp of the faulting block, still resident
+          g = dump.grid(w.device, w.grid);
+          break;
+        }
+      locate(f, dump, g, images, o);
+      it = index.emplace(key, out.faults.size()).first;
+      out.faults.push_back(std::move(f));
+    }
+    out.faults[it->second].sms += 1;
+  }
+}
+
+}  // namespace
+
+Explanation explain(const CoreDump& dump, const ExplainOptions& options) {
+  Explanation out;
+  out.devices = dump.devices;
+  out.info = dump.info;
+  Images images(dump, out.notes);
+  const auto explained = add_warp_faults(out, dump, images, options);
+  add_sm_faults(out, dump, images, options, explained);
   check_siblings(out, dump, options);
   return out;
 }

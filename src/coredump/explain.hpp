@@ -47,9 +47,11 @@ struct Fault {
   std::string kernel, demangled;  // empty when the grid or its image is missing
   std::string function;           // where the PC lies when not in the kernel itself (a callee)
   Dim3 grid_dim{}, block_dim{};
-  Dim3 block{}, thread{};  // the first faulting lane
+  Dim3 block{}, thread{};  // the first faulting lane (sm_level: a resident warp's block; no thread)
   std::uint32_t sm = 0, warp = 0, lane = 0;
   std::size_t warps = 0, blocks = 0;  // stopped here the same way
+  bool sm_level = false;              // only the SM table holds it: the faulting warp had left
+  std::size_t sms = 0;                // SMs that recorded it (sm_level)
   std::uint64_t pc = 0, error_pc = 0;
   bool error_pc_valid = false;
   bool pc_in_image = false;

@@ -73,11 +73,13 @@ TEST_F(Cli, RunSetsOnlyTheCoreDumpVariables) {
       "sh -c 'echo \"$CUDA_ENABLE_COREDUMP_ON_EXCEPTION|$CUDA_COREDUMP_GENERATION_FLAGS|$CUDA_COREDUMP_FILE|$MY_VAR\"'";
   EXPECT_EQ(run_command("CUDA_COREDUMP_FILE=/elsewhere MY_VAR=kept " + fp8kit() + " run -- " + show, &out), 0);
   EXPECT_EQ(out.rfind("1|", 0), 0u) << out;
-  EXPECT_NE(out.find("skip_abort"), std::string::npos) << out;
+  EXPECT_EQ(out.find("skip_abort"), std::string::npos) << out;  // the driver aborts at the fault
   EXPECT_NE(out.find("skip_global_memory"), std::string::npos) << out;
   EXPECT_NE(out.find("/fp8kit-run-"), std::string::npos) << out;
   EXPECT_EQ(out.find("/elsewhere"), std::string::npos) << out;
   EXPECT_NE(out.find("|kept"), std::string::npos) << out;
+  EXPECT_EQ(run_command(fp8kit() + " run --no-abort -- " + show, &out), 0);
+  EXPECT_NE(out.find("skip_constbank_memory,skip_abort|"), std::string::npos) << out;
 }
 
 TEST_F(Cli, RunExplainsADumpLast) {

@@ -90,6 +90,19 @@ TEST(Dump, AssertLanesCarryCode12) {
   EXPECT_EQ(lanes, 256u);
 }
 
+TEST(Dump, IllegalAddressIsOnlyInTheSmTable) {
+  const Loaded l = load("oob_store");
+  ASSERT_EQ(l.dump.sm_faults.size(), 2u);
+  for (const SmFault& s : l.dump.sm_faults) {
+    EXPECT_EQ(s.exception, 14u);  // CUDBG_EXCEPTION_WARP_ILLEGAL_ADDRESS
+    EXPECT_TRUE(s.error_pc_valid);
+    EXPECT_EQ(s.error_pc, l.dump.grids.at(0).function_entry + 0xd0);
+  }
+  EXPECT_EQ(l.dump.warps.size(), 6u);  // warp 0 of each block, the faulting one, is gone
+  for (const Warp& w : l.dump.warps)
+    for (const Lane& ln : w.lanes) EXPECT_EQ(ln.exception, 0u);
+}
+
 TEST(Dump, RecognisesCoreDumpsOnly) {
   const Loaded l = load("misaligned");
   EXPECT_TRUE(is_core_dump(Bytes(l.bytes.data(), l.bytes.size())));

@@ -89,6 +89,32 @@ TEST(Explain, MisalignedLoad) {
   EXPECT_EQ(f.sibling, SiblingVerdict::LoadedIsReal);
 }
 
+// An illegal address: the faulting warps have left, only the SM table holds
+// the exception and its PC (cuda-gdb 13.0 aborted on this dump).
+TEST(Explain, OutOfBoundsStoreFromTheSmTable) {
+  const Explanation ex = explain_fixture("oob_store");
+  ASSERT_EQ(ex.faults.size(), 1u);
+  const Fault& f = ex.faults[0];
+  EXPECT_TRUE(f.sm_level);
+  EXPECT_EQ(f.sms, 2u);
+  EXPECT_EQ(f.exception, 14u);
+  EXPECT_EQ(f.description, "warp illegal address");
+  EXPECT_EQ(f.demangled, "scatter_out_of_bounds_kernel(float*, long long)");
+  EXPECT_EQ(f.grid_dim, (Dim3{2, 1, 1}));
+  EXPECT_TRUE(f.error_pc_valid);
+  EXPECT_EQ(f.pc_offset, 0xd0u);
+  bool saw = false;
+  for (const SassLine& l : f.sass) {
+    EXPECT_FALSE(l.at_pc);  // where the faulting warp stopped is not in the dump
+    if (l.at_error_pc) {
+      saw = true;
+      EXPECT_EQ(l.cls, audit::Insn::Store);
+    }
+  }
+  EXPECT_TRUE(saw);
+  EXPECT_EQ(f.sibling, SiblingVerdict::LoadedIsReal);
+}
+
 TEST(Explain, DeviceAssert) {
   const Explanation ex = explain_fixture("device_assert");
   ASSERT_EQ(ex.faults.size(), 1u);
