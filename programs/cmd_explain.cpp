@@ -72,12 +72,14 @@ void print_fault(std::FILE* out, std::size_t n, const Fault& f) {
   }
   std::fprintf(out, "  pc         %s", hex(f.pc).c_str());
   if (f.error_pc_valid && f.error_pc != f.pc) std::fprintf(out, "  (error pc %s)", hex(f.error_pc).c_str());
-  if (f.pc_in_image) std::fprintf(out, "  = %s+%s", f.function.empty() ? "entry" : "callee", hex(f.pc_offset).c_str());
+  if (f.pc_in_image)
+    std::fprintf(out, "  = %s+%s", f.function.empty() ? "entry" : "callee", hex(f.pc_offset).c_str());
   std::fprintf(out, "\n");
   for (const coredump::SassLine& l : f.sass)
     std::fprintf(out, "         %s +%04" PRIx64 "  %s\n", l.at_pc ? "=>" : l.at_error_pc ? "!>" : "  ", l.offset,
                  l.text().c_str());
-  if (f.has_image) std::fprintf(out, "  image      %s, the image this GPU ran: %s\n", f.image.c_str(), body_text(f.body));
+  if (f.has_image)
+    std::fprintf(out, "  image      %s, the image this GPU ran: %s\n", f.image.c_str(), body_text(f.body));
   if (f.sibling == SiblingVerdict::NoRealSibling)
     std::fprintf(out, "  siblings   no image of this kernel in %s has real code\n", f.sibling_where.c_str());
   if (f.sibling == SiblingVerdict::RealSibling) {
@@ -138,7 +140,8 @@ nlohmann::ordered_json fault_json(const Fault& f) {
   j["pc_offset"] = f.pc_in_image ? nlohmann::ordered_json(hex(f.pc_offset)) : nlohmann::ordered_json();
   j["sass"] = nlohmann::ordered_json::array();
   for (const coredump::SassLine& l : f.sass)
-    j["sass"].push_back({{"offset", hex(l.offset)}, {"text", l.text()}, {"at_pc", l.at_pc}, {"at_error_pc", l.at_error_pc}});
+    j["sass"].push_back(
+        {{"offset", hex(l.offset)}, {"text", l.text()}, {"at_pc", l.at_pc}, {"at_error_pc", l.at_error_pc}});
   j["image"] = f.has_image ? nlohmann::ordered_json(f.image) : nlohmann::ordered_json();
   j["body"] = audit::body_name(f.body);
   j["sibling"] = sibling_name(f.sibling);

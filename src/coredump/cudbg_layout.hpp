@@ -25,6 +25,12 @@ namespace fp8kit::coredump::layout {
 constexpr std::uint16_t kEtCore = 4;
 constexpr std::uint32_t kShtLoUser = 0x80000000u;
 
+// ELF64 header and section header fields the audit's Elf does not keep.
+namespace elf {
+constexpr std::size_t kEType = 16, kEShoff = 40, kEShentsize = 58;  // in the file header
+constexpr std::size_t kShAddr = 16, kShEntsize = 56;                // in a section header
+}  // namespace elf
+
 // sh_type of each table (SHT_LOUSER + n).
 enum Table : std::uint32_t {
   kRelocatedImage = kShtLoUser + 7,  // a module's cubin with load addresses applied

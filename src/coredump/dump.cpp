@@ -30,7 +30,7 @@ const Module* CoreDump::module(std::uint32_t dev, std::uint64_t handle) const {
 }
 
 bool is_core_dump(Bytes b) {
-  return audit::is_elf64_cuda(b) && b.u16(16, "ELF e_type") == L::kEtCore;
+  return audit::is_elf64_cuda(b) && b.u16(L::elf::kEType, "ELF e_type") == L::kEtCore;
 }
 
 namespace {
@@ -60,8 +60,8 @@ class Reader {
  public:
   explicit Reader(Bytes file) : file_(file), elf_(file) {
     if (!is_core_dump(file)) throw FormatError("an ELF file, but not a CUDA GPU core dump (ET_CORE, EM_CUDA)");
-    shoff_ = file.u64(40, "ELF e_shoff");
-    shentsize_ = file.u16(58, "ELF e_shentsize");
+    shoff_ = file.u64(L::elf::kEShoff, "ELF e_shoff");
+    shentsize_ = file.u16(L::elf::kEShentsize, "ELF e_shentsize");
   }
 
   CoreDump read() {
@@ -95,7 +95,7 @@ class Reader {
 
   // The rows of a table section, each at least min_row bytes.
   std::vector<Bytes> rows(std::size_t index, const audit::ElfSection& s, std::size_t min_row) const {
-    const std::uint64_t entsize = file_.u64(shoff_ + index * shentsize_ + 56, "section entry size");
+    const std::uint64_t entsize = file_.u64(shoff_ + index * shentsize_ + L::elf::kShEntsize, "section entry size");
     const Bytes data = elf_.section_bytes(s);
     if (data.size == 0) return {};
     if (entsize < min_row)

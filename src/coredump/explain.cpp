@@ -142,8 +142,12 @@ using GroupKey = std::tuple<std::uint32_t, std::uint64_t, std::uint64_t, std::ui
 
 std::string SassLine::text() const {
   const audit::Instruction in{lo, hi};
+  // Guard predicate: bit 3 negates, bits 0-2 pick P0-P6 (7 is PT).
+  constexpr unsigned kNegate = 8, kIndex = 7;
   std::string pred;
-  if (!in.always()) pred = std::string("@") + ((in.predicate() & 8) ? "!" : "") + "P" + std::to_string(in.predicate() & 7) + " ";
+  if (!in.always())
+    pred = std::string("@") + ((in.predicate() & kNegate) ? "!" : "") + "P" +
+           std::to_string(in.predicate() & kIndex) + " ";
   char raw[48];  // the two words in cuobjdump's order
   std::snprintf(raw, sizeof raw, "0x%016llx 0x%016llx", static_cast<unsigned long long>(lo),
                 static_cast<unsigned long long>(hi));

@@ -6,6 +6,7 @@
 
 #include "audit/audit.hpp"
 #include "audit/cubin.hpp"
+#include "coredump/cudbg_layout.hpp"
 
 namespace fp8kit::coredump {
 
@@ -13,7 +14,8 @@ namespace {
 constexpr std::string_view kTextPrefix = ".text.";
 constexpr std::uint64_t kShfExecInstr = 0x4;
 constexpr std::size_t kInsnBytes = 16;  // Volta and later
-constexpr std::size_t kShAddr = 16, kSymValue = 8, kSymShndx = 6, kSymBytes = 24;  // ELF64 field offsets
+constexpr std::size_t kSymValue = 8, kSymShndx = 6, kSymBytes = 24;  // an ELF64 symbol
+constexpr std::uint32_t kShtSymtab = 2;
 
 void put_u64(std::vector<std::uint8_t>& b, std::size_t off, std::uint64_t v) {
   std::memcpy(b.data() + off, &v, sizeof v);
@@ -25,11 +27,11 @@ void put_u64(std::vector<std::uint8_t>& b, std::size_t off, std::uint64_t v) {
 std::vector<std::uint8_t> unrelocated_copy(const audit::Elf& elf) {
   const audit::Bytes f = elf.file();
   std::vector<std::uint8_t> out(f.data, f.data + f.size);
-  const std::uint64_t shoff = f.u64(40, "ELF e_shoff");
-  const std::uint16_t shentsize = f.u16(58, "ELF e_shentsize");
+  const std::uint64_t shoff = f.u64(layout::elf::kEShoff, "ELF e_shoff");
+  const std::uint16_t shentsize = f.u16(layout::elf::kEShentsize, "ELF e_shentsize");
   const auto& secs = elf.sections();
   for (const audit::ElfSection& s : secs) {
-    if (s.type != 2 /* SHT_SYMTAB */) continue;
+    if (s.type != kShtSymtab) continue;
     const audit::Bytes tab = elf.section_bytes(s);
     for (std::size_t e = 0; e + kSymBytes <= tab.size; e += kSymBytes) {
       const std::uint16_t shndx = tab.u16(e + kSymShndx, "symbol section");
@@ -38,7 +40,7 @@ std::vector<std::uint8_t> unrelocated_copy(const audit::Elf& elf) {
         put_u64(out, s.offset + e + kSymValue, value - secs[shndx].addr);
     }
   }
-  for (std::size_t i = 0; i < secs.size(); ++i) put_u64(out, shoff + i * shentsize + kShAddr, 0);
+  for (std::size_t i = 0; i < secs.size(); ++i) put_u64(out, shoff + i * shentsize + layout::elf::kShAddr, 0);
   return out;
 }
 

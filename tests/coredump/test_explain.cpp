@@ -81,7 +81,7 @@ TEST(Explain, MisalignedLoad) {
   for (const SassLine& l : f.sass)
     if (l.at_error_pc) {
       saw_error_line = true;
-      EXPECT_EQ(l.lo & 0x1ff, kLdgOpcode);
+      EXPECT_EQ((audit::Instruction{l.lo, l.hi}.opcode()), kLdgOpcode);
       EXPECT_EQ(l.offset, 0x70u);
     }
   EXPECT_TRUE(saw_error_line);

@@ -141,7 +141,8 @@ TEST(Malformed, FlippedBytesNeverCrash) {
   std::uniform_int_distribution<int> byte(0, 255), count(1, 8);
   for (int iter = 0; iter < 400; ++iter) {
     std::vector<std::uint8_t> b = full;
-    for (int k = count(rng); k > 0; --k) b[iter % 2 ? in_headers(rng) : anywhere(rng)] ^= static_cast<std::uint8_t>(byte(rng) | 1);
+    for (int k = count(rng); k > 0; --k)
+      b[iter % 2 ? in_headers(rng) : anywhere(rng)] ^= static_cast<std::uint8_t>(byte(rng) | 1);
     readable(b);
   }
 }
