@@ -3,7 +3,10 @@
 // a result to its reporter (text or --json). Layout after lz4's programs/.
 #pragma once
 
+#include <cstdio>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "tools/exit_codes.hpp"
 
@@ -28,5 +31,11 @@ void register_gemm(CLI::App& app, Action& action);
 void register_doctor(CLI::App& app, Action& action);
 void register_audit(CLI::App& app, Action& action);
 void register_lint(CLI::App& app, Action& action);
+void register_explain(CLI::App& app, Action& action);
+void register_run(CLI::App& app, Action& action);
+
+// fp8kit explain on one dump, reported on `out`; returns the exit code
+// (0 no fault, 1 a fault explained, 2 unreadable dump). Used by fp8kit run.
+int explain_core(const std::string& core, const std::vector<std::string>& binaries, bool json, std::FILE* out);
 
 }  // namespace fp8kit::cli

@@ -20,6 +20,12 @@
 namespace fp8kit::cli {
 namespace {
 
+// A GPU fault in another program surfaces at some later, innocent call;
+// fp8kit run names the kernel that really faulted (docs/explain.md).
+constexpr const char* kRunHint =
+    "hint: if a CUDA program dies with \"unspecified launch failure\" or \"illegal address\", "
+    "`fp8kit run -- PROGRAM ARGS...` names the kernel that faulted and why";
+
 // Ragged in M and N, K two 128-blocks and a 16-deep tail: every edge case of
 // the tiling in one small problem.
 constexpr int64_t kM = 333, kN = 1000, kK = 272;
@@ -102,6 +108,7 @@ int execute(bool json) {
     ok = j["self_audit"]["ok"].get<bool>();
   }
   j["ok"] = ok;
+  j["hint"] = kRunHint;
   if (json) {
     std::printf("%s\n", j.dump(2).c_str());
     return ok ? kExitOk : kExitFindings;
@@ -141,6 +148,7 @@ int execute(bool json) {
     for (const auto& e : a["errors"]) std::printf("  ERROR %s\n", e.get<std::string>().c_str());
   }
   std::printf("\n%s\n", ok ? "doctor: all checks passed" : "doctor: PROBLEMS FOUND (see above)");
+  std::printf("%s\n", kRunHint);
   return ok ? kExitOk : kExitFindings;
 }
 

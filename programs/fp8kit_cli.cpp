@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   register_doctor(app, action);
   register_audit(app, action);
   register_lint(app, action);
+  register_explain(app, action);
+  register_run(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

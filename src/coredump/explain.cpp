@@ -1,0 +1,250 @@
+#include "coredump/explain.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+
+#include "audit/audit.hpp"
+#include "coredump/guard.hpp"
+#include "coredump/image.hpp"
+
+namespace fp8kit::coredump {
+
+namespace {
+
+constexpr std::uint64_t kInsnBytes = 16;
+
+// Parsed images by (device, module handle); nullptr when unreadable.
+class Images {
+ public:
+  Images(const CoreDump& d, std::vector<std::string>& notes) : dump_(d), notes_(notes) {}
+  const LoadedImage* get(std::uint32_t device, std::uint64_t handle) {
+    const auto key = std::make_pair(device, handle);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second.get();
+    std::unique_ptr<LoadedImage> im;
+    const Module* m = dump_.module(device, handle);
+    if (m != nullptr && m->image.size != 0) {
+      try {
+        im = std::make_unique<LoadedImage>(m->image);
+      } catch (const audit::FormatError& e) {
+        notes_.push_back("the image of module " + hex(handle) + " does not read as a cubin: " + e.what());
+      }
+    }
+    return cache_.emplace(key, std::move(im)).first->second.get();
+  }
+  static std::string hex(std::uint64_t v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+    return buf;
+  }
+
+ private:
+  const CoreDump& dump_;
+  std::vector<std::string>& notes_;
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::unique_ptr<LoadedImage>> cache_;
+};
+
+struct WarpFault {
+  std::uint32_t code = 0;
+  bool trapped = false;
+  const Lane* lane = nullptr;  // the first faulting lane
+};
+
+// Whether a warp stopped on a fault: a recorded exception, or a PC right
+// after an unconditional BPT.TRAP (the driver records no code for a trap).
+WarpFault warp_fault(const Warp& w, const CoreDump& dump, Images& images) {
+  WarpFault f;
+  for (const Lane& l : w.lanes)
+    if (l.exception != 0) return {l.exception, false, &l};
+  if (w.lanes.empty()) return f;
+  if (w.sm_exception != 0 && w.error_pc_valid) return {w.sm_exception, false, &w.lanes.front()};
+  const Grid* g = dump.grid(w.device, w.grid);
+  const LoadedImage* im = g ? images.get(w.device, g->module) : nullptr;
+  if (im == nullptr) return f;
+  const Lane& first = w.lanes.front();
+  const auto prev = first.pc >= kInsnBytes ? im->instruction_at(first.pc - kInsnBytes) : std::nullopt;
+  if (prev && prev->cls() == audit::Insn::Trap && prev->always()) return {0, true, &first};
+  return f;
+}
+
+// The instructions from `sass_before` before the earlier of the PC and the
+// error PC to `sass_after` after the later one.
+std::vector<SassLine> sass_around(const CodeSpan& span, const Fault& f, const ExplainOptions& o) {
+  std::vector<SassLine> out;
+  const auto inside = [&](std::uint64_t a) { return a >= span.address && a - span.address < span.text.size; };
+  std::vector<std::uint64_t> marks;
+  if (inside(f.pc)) marks.push_back(f.pc - span.address);
+  if (f.error_pc_valid && inside(f.error_pc)) marks.push_back(f.error_pc - span.address);
+  if (marks.empty()) return out;
+  const std::uint64_t lo = *std::min_element(marks.begin(), marks.end());
+  const std::uint64_t hi = *std::max_element(marks.begin(), marks.end());
+  const std::uint64_t first = lo / kInsnBytes > o.sass_before ? (lo / kInsnBytes - o.sass_before) * kInsnBytes : 0;
+  for (std::uint64_t at = first; at <= hi + o.sass_after * kInsnBytes && span.text.has(at, kInsnBytes);
+       at += kInsnBytes) {
+    SassLine l;
+    l.offset = at;
+    l.lo = span.text.u64(at, "instruction");
+    l.hi = span.text.u64(at + 8, "instruction");
+    l.cls = audit::Instruction{l.lo, l.hi}.cls();
+    l.at_pc = !f.sm_level && span.address + at == f.pc;
+    l.at_error_pc = f.error_pc_valid && span.address + at == f.error_pc;
+    out.push_back(l);
+  }
+  return out;
+}
+
+// The module image whose code holds `pc`, when no grid names it.
+const LoadedImage* image_holding(const CoreDump& dump, std::uint32_t device, std::uint64_t pc, Images& images) {
+  for (const Module& m : dump.modules) {
+    if (m.device != device) continue;
+    const LoadedImage* im = images.get(device, m.handle);
+    if (im != nullptr && im->code_at(pc)) return im;
+  }
+  return nullptr;
+}
+
+// Kernel, image, verdict and SASS of a fault, from its grid's module (or,
+// without a grid, from the image whose code holds the PC).
+void locate(Fault& f, const CoreDump& dump, const Grid* g, Images& images, const ExplainOptions& o) {
+  const std::uint64_t where = f.error_pc_valid ? f.error_pc : f.pc;
+  const LoadedImage* im = nullptr;
+  if (g != nullptr) {
+    f.grid_dim = g->grid_dim;
+    f.block_dim = g->block_dim;
+    im = images.get(f.device, g->module);
+  } else {
+    im = image_holding(dump, f.device, where, images);
+  }
+  if (im == nullptr) return;
+  f.has_image = true;
+  f.image = im->target();
+  f.image_arch = im->arch();
+  if (const auto k = im->code_at(g != nullptr ? g->function_entry : where)) {
+    f.kernel = k->function;
+    f.demangled = audit::demangle(k->function);
+    f.body = audit::classify_sass(k->text, im->arch()).body;
+  }
+  if (const auto span = im->code_at(where)) {
+    f.pc_in_image = true;
+    f.pc_offset = where - span->address;
+    if (span->function != f.kernel) f.function = audit::demangle(span->function);
+    f.sass = sass_around(*span, f, o);
+  }
+}
+
+using GroupKey = std::tuple<std::uint32_t, std::uint64_t, std::uint64_t, std::uint32_t, bool>;
+
+}  // namespace
+
+std::string SassLine::text() const {
+  const audit::Instruction in{lo, hi};
+  // Guard predicate: bit 3 negates, bits 0-2 pick P0-P6 (7 is PT).
+  constexpr unsigned kNegate = 8, kIndex = 7;
+  std::string pred;
+  if (!in.always())
+    pred = std::string("@") + ((in.predicate() & kNegate) ? "!" : "") + "P" +
+           std::to_string(in.predicate() & kIndex) + " ";
+  char raw[48];  // the two words in cuobjdump's order
+  std::snprintf(raw, sizeof raw, "0x%016llx 0x%016llx", static_cast<unsigned long long>(lo),
+                static_cast<unsigned long long>(hi));
+  switch (cls) {
+    case audit::Insn::Other: return pred + "(" + raw + ")";
+    case audit::Insn::Trap: return pred + "BPT.TRAP";
+    default: return pred + audit::insn_name(cls);
+  }
+}
+
+namespace {
+
+// Faults the warps hold, grouped by kernel, PC and exception; returns the
+// SMs they ran on.
+std::set<std::pair<std::uint32_t, std::uint32_t>> add_warp_faults(Explanation& out, const CoreDump& dump,
+                                                                  Images& images, const ExplainOptions& o) {
+  std::set<std::pair<std::uint32_t, std::uint32_t>> sms;
+  const std::size_t base = out.faults.size();
+  std::map<GroupKey, std::size_t> index;  // group -> fault
+  std::vector<std::set<Dim3>> blocks;     // per fault
+  for (const Warp& w : dump.warps) {
+    const WarpFault wf = warp_fault(w, dump, images);
+    if (wf.lane == nullptr || (wf.code == 0 && !wf.trapped)) continue;
+    sms.insert({w.device, w.sm});
+    const GroupKey key{w.device, w.grid, wf.lane->pc, wf.code, wf.trapped};
+    auto it = index.find(key);
+    if (it == index.end()) {
+      Fault f;
+      f.exception = wf.code;
+      f.trapped = wf.trapped;
+      f.description = wf.trapped ? "trap: the warp executed BPT.TRAP" : exception_name(wf.code);
+      f.device = w.device;
+      f.block = w.block;
+      f.thread = wf.lane->thread;
+      f.sm = w.sm;
+      f.warp = w.warp;
+      f.lane = wf.lane->lane;
+      f.pc = wf.lane->pc;
+      f.error_pc_valid = w.error_pc_valid;
+      f.error_pc = w.error_pc;
+      locate(f, dump, dump.grid(w.device, w.grid), images, o);
+      it = index.emplace(key, out.faults.size()).first;
+      out.faults.push_back(std::move(f));
+      blocks.emplace_back();
+    }
+    out.faults[it->second].warps += 1;
+    blocks[it->second].insert(w.block);
+  }
+  for (std::size_t i = 0; i < blocks.size(); ++i) out.faults[base + i].blocks = blocks[i].size();
+  return sms;
+}
+
+// Exceptions only the SM table holds (the faulting warp has left), on SMs
+// where no warp explains them; grouped by exception and error PC.
+void add_sm_faults(Explanation& out, const CoreDump& dump, Images& images, const ExplainOptions& o,
+                   const std::set<std::pair<std::uint32_t, std::uint32_t>>& explained) {
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>, std::size_t> index;
+  for (const SmFault& s : dump.sm_faults) {
+    if (explained.count({s.device, s.sm}) != 0) continue;
+    const auto key = std::make_tuple(s.device, s.exception, s.error_pc_valid ? s.error_pc : 0);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      Fault f;
+      f.sm_level = true;
+      f.exception = s.exception;
+      f.description = exception_name(s.exception);
+      f.device = s.device;
+      f.sm = s.sm;
+      f.error_pc_valid = s.error_pc_valid;
+      f.error_pc = s.error_pc;
+      f.pc = s.error_pc;
+      const Grid* g = nullptr;
+      for (const Warp& w : dump.warps)
+        if (w.device == s.device && w.sm == s.sm) {
+          f.block = w.block;  // a warp of the faulting block, still resident
+          g = dump.grid(w.device, w.grid);
+          break;
+        }
+      locate(f, dump, g, images, o);
+      it = index.emplace(key, out.faults.size()).first;
+      out.faults.push_back(std::move(f));
+    }
+    out.faults[it->second].sms += 1;
+  }
+}
+
+}  // namespace
+
+Explanation explain(const CoreDump& dump, const ExplainOptions& options) {
+  Explanation out;
+  out.devices = dump.devices;
+  out.info = dump.info;
+  Images images(dump, out.notes);
+  const auto explained = add_warp_faults(out, dump, images, options);
+  add_sm_faults(out, dump, images, options, explained);
+  check_siblings(out, dump, options);
+  return out;
+}
+
+}  // namespace fp8kit::coredump
