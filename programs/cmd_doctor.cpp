@@ -27,10 +27,10 @@ constexpr int64_t kTimedSize = 4096;
 constexpr int kTimedIters = 20;
 const char* const kSelfKernels = "fp8_gemm";
 
-nlohmann::json check_gpus(const std::vector<Gpu>& gpus) {
+nlohmann::json check_gpus(const std::vector<DeviceInfo>& gpus) {
   nlohmann::json out = nlohmann::json::array();
-  for (const Gpu& g : gpus) {
-    cudaSetDevice(g.index);
+  for (const DeviceInfo& g : gpus) {
+    cudaSetDevice(g.device);
     nlohmann::json runs = nlohmann::json::array();
     for (const tools::ScaleConfig& sc : tools::kReportedConfigs) {
       for (fp8kit_path p : kAllPaths) {
@@ -56,7 +56,7 @@ nlohmann::json check_gpus(const std::vector<Gpu>& gpus) {
     t["scales"] = "tensor";
     t["forced"] = false;
     runs.push_back(t);
-    out.push_back({{"gpu", g.index}, {"runs", runs}});
+    out.push_back({{"gpu", g.device}, {"runs", runs}});
   }
   return out;
 }
@@ -91,7 +91,7 @@ int execute(bool json) {
   nlohmann::json j;
   j["info"] = collect_info();
   std::string why;
-  const std::vector<Gpu> gpus = list_gpus(&why);
+  const std::vector<DeviceInfo> gpus = list_gpus(&why);
   bool ok = true;
   if (!gpus.empty()) {
     j["checks"] = check_gpus(gpus);

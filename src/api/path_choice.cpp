@@ -8,13 +8,11 @@
 #include "arch/config.hpp"
 #include "core/enums.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "fp8kit_build_config.hpp"
 
 namespace fp8kit {
 namespace {
-
-int cap_major(int cap) { return cap / 10; }
-int cap_minor(int cap) { return cap % 10; }
 
 // Whether the running device can load an image of `path` (asked of CUDA once
 // per path and device: the answer is what the loader really does). One slot
@@ -47,8 +45,8 @@ fp8kit_status check_forced_path(const GemmParams& p, const DeviceInfo& dev, fp8k
     return fail(FP8KIT_STATUS_UNSUPPORTED, "path %s is not part of this build (targets: %s)", fp8kit_path_name(want),
                 build::kTargets);
   if (!has_image(*path, dev))
-    return fail(FP8KIT_STATUS_UNSUPPORTED, "path %s has no image device %d (%s, capability %d.%d) can load; it carries %s",
-                path->name, dev.device, dev.name, cap_major(dev.cap), cap_minor(dev.cap), images_text(*path).c_str());
+    return fail(FP8KIT_STATUS_UNSUPPORTED, "path %s has no image device %d (%s, capability %s) can load; it carries %s",
+                path->name, dev.device, dev.name, capability_text(dev.cap).c_str(), images_text(*path).c_str());
   std::string why;
   if (!path->accepts(p, dev, &why))
     return fail(FP8KIT_STATUS_UNSUPPORTED, "path %s does not take this problem: %s", path->name, why.c_str());
@@ -66,8 +64,8 @@ std::string choice_image_text(const arch::Image& im) {
 
 fp8kit_status choose_path(const GemmParams& p, const DeviceInfo& dev, fp8kit_path want, const GemmPath** out) {
   if (dev.cap < arch::kMinSupported)
-    return fail(FP8KIT_STATUS_UNSUPPORTED, "device %d (%s) has compute capability %d.%d; fp8kit needs 7.5 or newer",
-                dev.device, dev.name, cap_major(dev.cap), cap_minor(dev.cap));
+    return fail(FP8KIT_STATUS_UNSUPPORTED, "device %d (%s) has compute capability %s; fp8kit needs 7.5 or newer",
+                dev.device, dev.name, capability_text(dev.cap).c_str());
   if (want != FP8KIT_PATH_AUTO) return check_forced_path(p, dev, want, out);
   std::string why;
   const GemmPath* path = auto_path(
@@ -77,8 +75,8 @@ fp8kit_status choose_path(const GemmParams& p, const DeviceInfo& dev, fp8kit_pat
       &why);
   if (!path)
     return fail(FP8KIT_STATUS_UNSUPPORTED,
-                "no fp8kit kernel can run on device %d (%s, capability %d.%d)%s%s; this build carries %s", dev.device,
-                dev.name, cap_major(dev.cap), cap_minor(dev.cap), why.empty() ? "" : ": ", why.c_str(),
+                "no fp8kit kernel can run on device %d (%s, capability %s)%s%s; this build carries %s", dev.device,
+                dev.name, capability_text(dev.cap).c_str(), why.empty() ? "" : ": ", why.c_str(),
                 build::kTargets);
   *out = path;
   return FP8KIT_STATUS_SUCCESS;
