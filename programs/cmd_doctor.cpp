@@ -32,17 +32,17 @@ nlohmann::json check_gpus(const std::vector<DeviceInfo>& gpus) {
   for (const DeviceInfo& g : gpus) {
     cudaSetDevice(g.device);
     nlohmann::json runs = nlohmann::json::array();
-    for (const tools::ScaleConfig& sc : tools::kReportedConfigs) {
+    for (const tools::ScaleConfig& config : tools::kReportedConfigs) {
       for (fp8kit_path p : kAllPaths) {
         GemmRun run;
         run.spec = ref::GemmCase{kM, kN, kK};
-        run.spec.a_mode = sc.a;
-        run.spec.b_mode = sc.b;
+        run.spec.a_mode = config.a;
+        run.spec.b_mode = config.b;
         run.spec.bias = true;
         run.spec.bias_type = FP8KIT_DTYPE_BF16;
         run.path = p;
         nlohmann::json r = run_gemm(run);
-        r["scales"] = sc.name;
+        r["scales"] = config.name;
         r["forced"] = p != FP8KIT_PATH_AUTO;
         // A forced path the GPU cannot run is information, not a failure.
         if (p != FP8KIT_PATH_AUTO && r["status"] == "unsupported") r["ok"] = nullptr;

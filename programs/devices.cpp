@@ -35,10 +35,10 @@ const char* tensor_cores_name(fp8kit_tensor_cores tc) {
 
 nlohmann::json paths_for(int major, int minor) {
   nlohmann::json rows = nlohmann::json::array();
-  for (const tools::ScaleConfig& sc : tools::kReportedConfigs) {
+  for (const tools::ScaleConfig& config : tools::kReportedConfigs) {
     fp8kit_path_choice c{};
-    const fp8kit_status s = fp8kit_choose_path(major, minor, sc.a, sc.b, &c);
-    nlohmann::json r{{"scales", sc.name}};
+    const fp8kit_status s = fp8kit_choose_path(major, minor, config.a, config.b, &c);
+    nlohmann::json r{{"scales", config.name}};
     if (s == FP8KIT_STATUS_SUCCESS) {
       r["path"] = fp8kit_path_name(c.path);
       r["tensor_cores"] = tensor_cores_name(c.tensor_cores);
