@@ -133,27 +133,21 @@ extern "C" {
 
 fp8kit_status fp8kit_grouped_gemm(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_options* options,
                                   void* stream) {
-  try {
-    return fp8kit::grouped_gemm(desc, options, static_cast<cudaStream_t>(stream));
-  } catch (...) {
-    return fp8kit::fail(FP8KIT_STATUS_INTERNAL_ERROR, "unexpected exception in fp8kit_grouped_gemm");
-  }
+  return fp8kit::guarded("fp8kit_grouped_gemm",
+                         [&] { return fp8kit::grouped_gemm(desc, options, static_cast<cudaStream_t>(stream)); });
 }
 
 fp8kit_status fp8kit_grouped_gemm_select(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_options* options,
                                          fp8kit_path* path) {
-  try {
+  return fp8kit::guarded("fp8kit_grouped_gemm_select", [&] {
     if (!path) return fp8kit::fail(FP8KIT_STATUS_INVALID_ARGUMENT, "path is NULL");
     *path = FP8KIT_PATH_AUTO;
-    fp8kit::GroupedPlan pl;
-    const fp8kit_status s = fp8kit::plan(desc, options, &pl);
-    if (s != FP8KIT_STATUS_SUCCESS) return s;
-    *path = pl.path->id;
+    fp8kit::GroupedPlan call;
+    FP8KIT_RETURN_IF_FAILED(fp8kit::plan(desc, options, &call));
+    *path = call.path->id;
     fp8kit::clear_error();
     return FP8KIT_STATUS_SUCCESS;
-  } catch (...) {
-    return fp8kit::fail(FP8KIT_STATUS_INTERNAL_ERROR, "unexpected exception in fp8kit_grouped_gemm_select");
-  }
+  });
 }
 
 const char* fp8kit_grouped_layout_name(fp8kit_grouped_layout layout) {

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "gemm/gemm_params.hpp"
+#include "core/scale_layout.hpp"
 #include "reference/fp8_codec.hpp"
 
 namespace fp8kit::ref {
