@@ -1,7 +1,5 @@
 #include "api/path_choice.hpp"
 
-#include <array>
-#include <mutex>
 #include <string>
 
 #include "api/validate.hpp"
@@ -10,28 +8,10 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "fp8kit_build_config.hpp"
+#include "gemm/path_rule.hpp"
 
 namespace fp8kit {
 namespace {
-
-// Whether the running device can load an image of `path` (asked of CUDA once
-// per path and device: the answer is what the loader really does). One slot
-// per fp8kit_path value; `at` refuses a path id outside kAllPaths with an
-// exception, which the C boundary turns into FP8KIT_STATUS_INTERNAL_ERROR.
-bool has_image(const GemmPath& path, const DeviceInfo& dev) {
-  struct Slot {
-    std::once_flag once;
-    bool loads = false;
-  };
-  static std::array<std::array<Slot, kPathCount>, kMaxDevices> slots;
-  Slot& slot = slots.at(dev.device).at(raw(path.id));
-  std::call_once(slot.once, [&] {
-    cudaFuncAttributes attr{};
-    slot.loads = cudaFuncGetAttributes(&attr, path.probe_kernel()) == cudaSuccess;
-    cudaGetLastError();
-  });
-  return slot.loads;
-}
 
 std::string images_text(const GemmPath& path) {
   std::string s;
@@ -69,7 +49,7 @@ fp8kit_status choose_path(const GemmParams& p, const DeviceInfo& dev, fp8kit_pat
   if (want != FP8KIT_PATH_AUTO) return check_forced_path(p, dev, want, out);
   std::string why;
   const GemmPath* path = auto_path(
-      dev.cap, [&](const GemmPath& candidate, std::string* reason) {
+      gemm_paths(), dev.cap, [&](const GemmPath& candidate, std::string* reason) {
         return has_image(candidate, dev) && candidate.accepts(p, dev, reason);
       },
       &why);
@@ -96,7 +76,8 @@ fp8kit_status choose_path_offline(int major, int minor, fp8kit_scale_mode a_mode
   // A path's `accepts` needs a problem and a device; without them the only
   // question is whether an image loads.
   const GemmPath* path = auto_path(
-      cap, [&](const GemmPath& candidate, std::string*) { return arch::select_image(cap, candidate.images()) >= 0; },
+      gemm_paths(), cap,
+      [&](const GemmPath& candidate, std::string*) { return arch::select_image(cap, candidate.images()) >= 0; },
       nullptr);
   if (!path)
     return fail(FP8KIT_STATUS_UNSUPPORTED, "compute capability %d.%d: no image in this build (%s)", major, minor,
