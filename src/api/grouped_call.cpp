@@ -59,14 +59,15 @@ fp8kit_status choose_grouped(const GroupedParams& g, const DeviceInfo& dev, fp8k
               dev.device, dev.name, major, minor, why.empty() ? "" : ": ", why.c_str());
 }
 
-struct GroupedPlan {
+struct PreparedGroupedGemm {
   GroupedParams g;
   fp8kit_gemm_options opt;
   const DeviceInfo* dev = nullptr;
   const GroupedPath* path = nullptr;
 };
 
-fp8kit_status plan(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_options* options, GroupedPlan* out) {
+fp8kit_status prepare_grouped_gemm(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_options* options,
+                                   PreparedGroupedGemm* out) {
   FP8KIT_RETURN_IF_FAILED(validate_grouped(desc, &out->g));
   FP8KIT_RETURN_IF_FAILED(resolve_options(options, &out->opt));
   FP8KIT_RETURN_IF_FAILED(current_device(&out->dev));
@@ -84,8 +85,8 @@ fp8kit_status plan(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_optio
 
 fp8kit_status grouped_gemm(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_options* options,
                            cudaStream_t stream) {
-  GroupedPlan call;
-  FP8KIT_RETURN_IF_FAILED(plan(desc, options, &call));
+  PreparedGroupedGemm call;
+  FP8KIT_RETURN_IF_FAILED(prepare_grouped_gemm(desc, options, &call));
   return launch_path("fp8kit_grouped_gemm", call.opt.checked != 0, stream, call.path->name,
                      [&](const char** kernel) { return call.path->launch(call.g, stream, kernel); });
 }
@@ -106,8 +107,8 @@ fp8kit_status fp8kit_grouped_gemm_select(const fp8kit_grouped_gemm_desc* desc, c
   return fp8kit::guarded("fp8kit_grouped_gemm_select", [&] {
     if (!path) return fp8kit::fail(FP8KIT_STATUS_INVALID_ARGUMENT, "path is NULL");
     *path = FP8KIT_PATH_AUTO;
-    fp8kit::GroupedPlan call;
-    FP8KIT_RETURN_IF_FAILED(fp8kit::plan(desc, options, &call));
+    fp8kit::PreparedGroupedGemm call;
+    FP8KIT_RETURN_IF_FAILED(fp8kit::prepare_grouped_gemm(desc, options, &call));
     *path = call.path->id;
     fp8kit::clear_error();
     return FP8KIT_STATUS_SUCCESS;
