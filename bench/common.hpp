@@ -10,8 +10,8 @@
 
 #include "core/dtype.hpp"
 #include "core/math.hpp"
+#include "core/scale_layout.hpp"
 #include "fp8kit/fp8kit.h"
-#include "gemm/gemm_params.hpp"
 #include "tools/exit_codes.hpp"
 #include "tools/scale_configs.hpp"
 

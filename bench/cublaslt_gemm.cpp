@@ -16,9 +16,9 @@ cudaDataType_t to_cuda_type(fp8kit_dtype t) {
     case FP8KIT_DTYPE_E5M2: return CUDA_R_8F_E5M2;
     case FP8KIT_DTYPE_BF16: return CUDA_R_16BF;
     case FP8KIT_DTYPE_F16: return CUDA_R_16F;
-    case FP8KIT_DTYPE_F32: return CUDA_R_32F;
+    case FP8KIT_DTYPE_F32:
+    default: return CUDA_R_32F;
   }
-  return CUDA_R_32F;
 }
 
 // Turns a failed cuBLASLt setup call into `why` and a false return.

@@ -295,12 +295,12 @@ int resolve_gpus(const std::vector<std::string>& names, std::vector<int>* caps) 
   for (const std::string& g : names) {
     if (g == "local") {
       std::string why;
-      const std::vector<Gpu> gpus = list_gpus(&why);
+      const std::vector<DeviceInfo> gpus = list_gpus(&why);
       if (gpus.empty()) {
         std::fprintf(stderr, "fp8kit audit: --gpu local: no GPU on this machine (%s)\n", why.c_str());
         return kExitUnsupported;
       }
-      for (const Gpu& d : gpus) caps->push_back(arch::capability(d.major, d.minor));
+      for (const DeviceInfo& d : gpus) caps->push_back(d.cap);
       continue;
     }
     int cap = 0;

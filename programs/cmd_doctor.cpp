@@ -33,22 +33,22 @@ constexpr int64_t kTimedSize = 4096;
 constexpr int kTimedIters = 20;
 const char* const kSelfKernels = "fp8_gemm";
 
-nlohmann::json check_gpus(const std::vector<Gpu>& gpus) {
+nlohmann::json check_gpus(const std::vector<DeviceInfo>& gpus) {
   nlohmann::json out = nlohmann::json::array();
-  for (const Gpu& g : gpus) {
-    cudaSetDevice(g.index);
+  for (const DeviceInfo& g : gpus) {
+    cudaSetDevice(g.device);
     nlohmann::json runs = nlohmann::json::array();
-    for (const tools::ScaleConfig& sc : tools::kReportedConfigs) {
+    for (const tools::ScaleConfig& config : tools::kReportedConfigs) {
       for (fp8kit_path p : kAllPaths) {
         GemmRun run;
         run.spec = ref::GemmCase{kM, kN, kK};
-        run.spec.a_mode = sc.a;
-        run.spec.b_mode = sc.b;
+        run.spec.a_mode = config.a;
+        run.spec.b_mode = config.b;
         run.spec.bias = true;
         run.spec.bias_type = FP8KIT_DTYPE_BF16;
         run.path = p;
         nlohmann::json r = run_gemm(run);
-        r["scales"] = sc.name;
+        r["scales"] = config.name;
         r["forced"] = p != FP8KIT_PATH_AUTO;
         // A forced path the GPU cannot run is information, not a failure.
         if (p != FP8KIT_PATH_AUTO && r["status"] == "unsupported") r["ok"] = nullptr;
@@ -62,7 +62,7 @@ nlohmann::json check_gpus(const std::vector<Gpu>& gpus) {
     t["scales"] = "tensor";
     t["forced"] = false;
     runs.push_back(t);
-    out.push_back({{"gpu", g.index}, {"runs", runs}});
+    out.push_back({{"gpu", g.device}, {"runs", runs}});
   }
   return out;
 }
@@ -97,7 +97,7 @@ int execute(bool json) {
   nlohmann::json j;
   j["info"] = collect_info();
   std::string why;
-  const std::vector<Gpu> gpus = list_gpus(&why);
+  const std::vector<DeviceInfo> gpus = list_gpus(&why);
   bool ok = true;
   if (!gpus.empty()) {
     j["checks"] = check_gpus(gpus);

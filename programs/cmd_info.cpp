@@ -7,6 +7,7 @@
 
 #include "arch/config.hpp"
 #include "cli.hpp"
+#include "core/text.hpp"
 #include "cmd_info.hpp"
 #include "devices.hpp"
 
@@ -19,23 +20,23 @@ nlohmann::json collect_info() {
   j["build_targets"] = fp8kit_build_targets();
   std::string why;
   j["gpus"] = nlohmann::json::array();
-  for (const Gpu& g : list_gpus(&why)) {
-    const arch::Family* fam = arch::family_of(arch::capability(g.major, g.minor));
-    j["gpus"].push_back({{"index", g.index},
+  for (const DeviceInfo& g : list_gpus(&why)) {
+    const arch::Family* family = arch::family_of(g.cap);
+    j["gpus"].push_back({{"index", g.device},
                          {"name", g.name},
-                         {"capability", std::to_string(g.major) + "." + std::to_string(g.minor)},
-                         {"family", fam ? fam->name : "unknown"},
+                         {"capability", capability_text(g.cap)},
+                         {"family", family ? family->name : "unknown"},
                          {"sm_count", g.sm_count},
                          {"smem_per_block_optin", g.smem_per_block_optin},
-                         {"paths", paths_for(g.major, g.minor)}});
+                         {"paths", paths_for(g.cap / 10, g.cap % 10)}});
   }
   if (j["gpus"].empty()) {
     j["no_gpu_reason"] = why;
     j["families"] = nlohmann::json::array();
     for (auto [major, minor] : showcase_capabilities()) {
-      const arch::Family* fam = arch::family_of(arch::capability(major, minor));
+      const arch::Family* family = arch::family_of(arch::capability(major, minor));
       j["families"].push_back({{"capability", std::to_string(major) + "." + std::to_string(minor)},
-                               {"family", fam ? fam->name : "unknown"},
+                               {"family", family ? family->name : "unknown"},
                                {"paths", paths_for(major, minor)}});
     }
   }

@@ -6,8 +6,8 @@
 
 namespace fp8kit::cli {
 
-std::vector<Gpu> list_gpus(std::string* why) {
-  std::vector<Gpu> out;
+std::vector<DeviceInfo> list_gpus(std::string* why) {
+  std::vector<DeviceInfo> out;
   int n = 0;
   const cudaError_t err = cudaGetDeviceCount(&n);
   if (err != cudaSuccess) {
@@ -17,13 +17,8 @@ std::vector<Gpu> list_gpus(std::string* why) {
   }
   if (n == 0 && why) *why = "the driver reports no CUDA devices";
   for (int i = 0; i < n; ++i) {
-    cudaDeviceProp p{};
-    if (cudaGetDeviceProperties(&p, i) != cudaSuccess) {
-      cudaGetLastError();
-      continue;
-    }
-    out.push_back(Gpu{i, p.name, p.major, p.minor, p.multiProcessorCount,
-                      static_cast<long long>(p.sharedMemPerBlockOptin)});
+    const DeviceInfo* info = nullptr;
+    if (device_info(i, &info) == FP8KIT_STATUS_SUCCESS) out.push_back(*info);
   }
   return out;
 }
@@ -40,10 +35,10 @@ const char* tensor_cores_name(fp8kit_tensor_cores tc) {
 
 nlohmann::json paths_for(int major, int minor) {
   nlohmann::json rows = nlohmann::json::array();
-  for (const tools::ScaleConfig& sc : tools::kReportedConfigs) {
+  for (const tools::ScaleConfig& config : tools::kReportedConfigs) {
     fp8kit_path_choice c{};
-    const fp8kit_status s = fp8kit_choose_path(major, minor, sc.a, sc.b, &c);
-    nlohmann::json r{{"scales", sc.name}};
+    const fp8kit_status s = fp8kit_choose_path(major, minor, config.a, config.b, &c);
+    nlohmann::json r{{"scales", config.name}};
     if (s == FP8KIT_STATUS_SUCCESS) {
       r["path"] = fp8kit_path_name(c.path);
       r["tensor_cores"] = tensor_cores_name(c.tensor_cores);

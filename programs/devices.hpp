@@ -7,20 +7,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/device.hpp"
 #include "fp8kit/fp8kit.h"
 
 namespace fp8kit::cli {
 
-struct Gpu {
-  int index = 0;
-  std::string name;
-  int major = 0, minor = 0;
-  int sm_count = 0;
-  long long smem_per_block_optin = 0;
-};
-
-// Every CUDA GPU; empty with `why` set when there is none or no driver.
-std::vector<Gpu> list_gpus(std::string* why);
+// Every CUDA GPU, as the library sees it (core/device.hpp); empty with `why`
+// set when there is none or no driver.
+std::vector<DeviceInfo> list_gpus(std::string* why);
 
 const char* tensor_cores_name(fp8kit_tensor_cores tc);
 

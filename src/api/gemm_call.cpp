@@ -1,5 +1,6 @@
 #include "api/gemm_call.hpp"
 
+#include "api/launch.hpp"
 #include "api/options.hpp"
 #include "api/path_choice.hpp"
 #include "api/validate.hpp"
@@ -30,26 +31,9 @@ fp8kit_status run_gemm(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* 
   env.checked = call.options.checked != 0;
   env.workspace = call.options.workspace;
   env.workspace_size = call.options.workspace_size;
-  if (env.checked) {
-    // An earlier fault on this stream is not fp8kit's: say so before launching.
-    const cudaError_t before = cudaStreamSynchronize(stream);
-    if (before != cudaSuccess)
-      return fail(FP8KIT_STATUS_CUDA_ERROR, "an operation queued before fp8kit_gemm on this stream failed: %s (%s)",
-                  cudaGetErrorName(before), cudaGetErrorString(before));
-  }
-  const char* kernel = call.path->name;
-  cudaError_t err = call.path->launch(call.params, *call.device, env, stream, &kernel);
-  if (err != cudaSuccess)
-    return fail(FP8KIT_STATUS_CUDA_ERROR, "launching %s failed: %s (%s)", kernel, cudaGetErrorName(err),
-                cudaGetErrorString(err));
-  if (env.checked) {
-    err = cudaStreamSynchronize(stream);
-    if (err != cudaSuccess)
-      return fail(FP8KIT_STATUS_CUDA_ERROR, "kernel %s faulted: %s (%s)", kernel, cudaGetErrorName(err),
-                  cudaGetErrorString(err));
-  }
-  clear_error();
-  return FP8KIT_STATUS_SUCCESS;
+  return launch_path("fp8kit_gemm", env.checked, stream, call.path->name, [&](const char** kernel) {
+    return call.path->launch(call.params, *call.device, env, stream, kernel);
+  });
 }
 
 }  // namespace fp8kit

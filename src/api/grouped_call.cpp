@@ -3,37 +3,20 @@
 // exception leaves this file.
 #include <cuda_runtime_api.h>
 
-#include <array>
-#include <mutex>
 #include <string>
 
 #include "api/grouped_validate.hpp"
+#include "api/launch.hpp"
 #include "api/options.hpp"
 #include "arch/config.hpp"
 #include "core/device.hpp"
 #include "core/enums.hpp"
 #include "core/error.hpp"
 #include "fp8kit_build_config.hpp"
+#include "gemm/path_rule.hpp"
 
 namespace fp8kit {
 namespace {
-
-// Whether the device can load an image of the grouped `path` (asked of CUDA
-// once per path and device, as api/path_choice.cpp does for dense paths).
-bool has_image(const GroupedPath& path, const DeviceInfo& dev) {
-  struct Slot {
-    std::once_flag once;
-    bool loads = false;
-  };
-  static std::array<std::array<Slot, kPathCount>, kMaxDevices> slots;
-  Slot& slot = slots.at(dev.device).at(raw(path.id));
-  std::call_once(slot.once, [&] {
-    cudaFuncAttributes attr{};
-    slot.loads = cudaFuncGetAttributes(&attr, path.probe_kernel()) == cudaSuccess;
-    cudaGetLastError();
-  });
-  return slot.loads;
-}
 
 const GroupedPath* find_grouped(fp8kit_path id) {
   for (const GroupedPath* p : grouped_paths())
@@ -41,8 +24,8 @@ const GroupedPath* find_grouped(fp8kit_path id) {
   return nullptr;
 }
 
-// AUTO: the first path preferred here that loads and accepts, then any that
-// does (a GPU newer than the build). A forced path must load and accept.
+// AUTO (gemm/path_rule.hpp) over the grouped registry; a forced path must
+// load and accept.
 fp8kit_status choose_grouped(const GroupedParams& g, const DeviceInfo& dev, fp8kit_path want,
                              const GroupedPath** out) {
   const int major = dev.cap / 10, minor = dev.cap % 10;
@@ -63,26 +46,28 @@ fp8kit_status choose_grouped(const GroupedParams& g, const DeviceInfo& dev, fp8k
     *out = path;
     return FP8KIT_STATUS_SUCCESS;
   }
-  for (int pass = 0; pass < 2; ++pass) {
-    for (const GroupedPath* path : grouped_paths()) {
-      if ((pass == 1 || path->preferred.contains(dev.cap)) && has_image(*path, dev) && path->accepts(g, dev, &why)) {
-        *out = path;
-        return FP8KIT_STATUS_SUCCESS;
-      }
-    }
+  const GroupedPath* path = auto_path(
+      grouped_paths(), dev.cap, [&](const GroupedPath& candidate, std::string* reason) {
+        return has_image(candidate, dev) && candidate.accepts(g, dev, reason);
+      },
+      &why);
+  if (path) {
+    *out = path;
+    return FP8KIT_STATUS_SUCCESS;
   }
   return fail(FP8KIT_STATUS_UNSUPPORTED, "no fp8kit grouped kernel can run on device %d (%s, capability %d.%d)%s%s",
               dev.device, dev.name, major, minor, why.empty() ? "" : ": ", why.c_str());
 }
 
-struct GroupedPlan {
+struct PreparedGroupedGemm {
   GroupedParams g;
   fp8kit_gemm_options opt;
   const DeviceInfo* dev = nullptr;
   const GroupedPath* path = nullptr;
 };
 
-fp8kit_status plan(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_options* options, GroupedPlan* out) {
+fp8kit_status prepare_grouped_gemm(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_options* options,
+                                   PreparedGroupedGemm* out) {
   FP8KIT_RETURN_IF_FAILED(validate_grouped(desc, &out->g));
   FP8KIT_RETURN_IF_FAILED(resolve_options(options, &out->opt));
   FP8KIT_RETURN_IF_FAILED(current_device(&out->dev));
@@ -100,30 +85,10 @@ fp8kit_status plan(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_optio
 
 fp8kit_status grouped_gemm(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_options* options,
                            cudaStream_t stream) {
-  GroupedPlan pl;
-  fp8kit_status s = plan(desc, options, &pl);
-  if (s != FP8KIT_STATUS_SUCCESS) return s;
-  const bool checked = pl.opt.checked != 0;
-  if (checked) {
-    const cudaError_t before = cudaStreamSynchronize(stream);
-    if (before != cudaSuccess)
-      return fail(FP8KIT_STATUS_CUDA_ERROR,
-                  "an operation queued before fp8kit_grouped_gemm on this stream failed: %s (%s)",
-                  cudaGetErrorName(before), cudaGetErrorString(before));
-  }
-  const char* kernel = pl.path->name;
-  cudaError_t err = pl.path->launch(pl.g, stream, &kernel);
-  if (err != cudaSuccess)
-    return fail(FP8KIT_STATUS_CUDA_ERROR, "launching %s failed: %s (%s)", kernel, cudaGetErrorName(err),
-                cudaGetErrorString(err));
-  if (checked) {
-    err = cudaStreamSynchronize(stream);
-    if (err != cudaSuccess)
-      return fail(FP8KIT_STATUS_CUDA_ERROR, "kernel %s faulted: %s (%s)", kernel, cudaGetErrorName(err),
-                  cudaGetErrorString(err));
-  }
-  clear_error();
-  return FP8KIT_STATUS_SUCCESS;
+  PreparedGroupedGemm call;
+  FP8KIT_RETURN_IF_FAILED(prepare_grouped_gemm(desc, options, &call));
+  return launch_path("fp8kit_grouped_gemm", call.opt.checked != 0, stream, call.path->name,
+                     [&](const char** kernel) { return call.path->launch(call.g, stream, kernel); });
 }
 
 }  // namespace
@@ -133,27 +98,21 @@ extern "C" {
 
 fp8kit_status fp8kit_grouped_gemm(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_options* options,
                                   void* stream) {
-  try {
-    return fp8kit::grouped_gemm(desc, options, static_cast<cudaStream_t>(stream));
-  } catch (...) {
-    return fp8kit::fail(FP8KIT_STATUS_INTERNAL_ERROR, "unexpected exception in fp8kit_grouped_gemm");
-  }
+  return fp8kit::guarded("fp8kit_grouped_gemm",
+                         [&] { return fp8kit::grouped_gemm(desc, options, static_cast<cudaStream_t>(stream)); });
 }
 
 fp8kit_status fp8kit_grouped_gemm_select(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_options* options,
                                          fp8kit_path* path) {
-  try {
+  return fp8kit::guarded("fp8kit_grouped_gemm_select", [&] {
     if (!path) return fp8kit::fail(FP8KIT_STATUS_INVALID_ARGUMENT, "path is NULL");
     *path = FP8KIT_PATH_AUTO;
-    fp8kit::GroupedPlan pl;
-    const fp8kit_status s = fp8kit::plan(desc, options, &pl);
-    if (s != FP8KIT_STATUS_SUCCESS) return s;
-    *path = pl.path->id;
+    fp8kit::PreparedGroupedGemm call;
+    FP8KIT_RETURN_IF_FAILED(fp8kit::prepare_grouped_gemm(desc, options, &call));
+    *path = call.path->id;
     fp8kit::clear_error();
     return FP8KIT_STATUS_SUCCESS;
-  } catch (...) {
-    return fp8kit::fail(FP8KIT_STATUS_INTERNAL_ERROR, "unexpected exception in fp8kit_grouped_gemm_select");
-  }
+  });
 }
 
 const char* fp8kit_grouped_layout_name(fp8kit_grouped_layout layout) {

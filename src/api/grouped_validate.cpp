@@ -2,11 +2,7 @@
 
 #include <cinttypes>
 
-#include "api/validate.hpp"
-#include "core/arg_checks.hpp"
-#include "core/dtype.hpp"
-#include "core/enums.hpp"
-#include "core/error.hpp"
+#include "api/operand_checks.hpp"
 
 namespace fp8kit {
 namespace {
@@ -57,36 +53,9 @@ fp8kit_status check_shape(const fp8kit_grouped_gemm_desc& d) {
 
 // Dtypes, pointers, leading dimensions and alignment of A, B, D and bias.
 fp8kit_status check_operands(const fp8kit_grouped_gemm_desc& d) {
-  const int a_type = raw(d.a_type), b_type = raw(d.b_type), d_type = raw(d.d_type), bias_type = raw(d.bias_type);
-  if (!is_fp8(a_type)) return fail(kInvalid, "a_type = %s: must be e4m3 or e5m2", dtype_text(a_type).c_str());
-  if (!is_fp8(b_type)) return fail(kInvalid, "b_type = %s: must be e4m3 or e5m2", dtype_text(b_type).c_str());
-  if (!is_wide(d_type)) return fail(kInvalid, "d_type = %s: must be bf16, f16 or f32", dtype_text(d_type).c_str());
-  if (d.bias && !is_wide(bias_type))
-    return fail(kInvalid, "bias_type = %s: must be bf16, f16 or f32", dtype_text(bias_type).c_str());
-  FP8KIT_RETURN_IF_FAILED(check_not_null("a", d.a));
-  FP8KIT_RETURN_IF_FAILED(check_not_null("b", d.b));
-  FP8KIT_RETURN_IF_FAILED(check_not_null("d", d.d));
-  if (d.lda < d.k || d.lda % kBaseAlign != 0)
-    return fail(kInvalid, "lda = %" PRId64 ": must be >= k (%" PRId64 ") and a multiple of 16", d.lda, d.k);
-  if (d.ldb < d.k || d.ldb % kBaseAlign != 0)
-    return fail(kInvalid, "ldb = %" PRId64 ": must be >= k (%" PRId64 ") and a multiple of 16", d.ldb, d.k);
-  const int d_bytes = dtype_bytes(d.d_type);
-  if (d.ldd < d.n || (d.ldd * d_bytes) % kBaseAlign != 0)
-    return fail(kInvalid, "ldd = %" PRId64 ": must be >= n (%" PRId64 ") and ldd * %d bytes a multiple of 16", d.ldd,
-                d.n, d_bytes);
-  FP8KIT_RETURN_IF_FAILED(check_aligned("a", d.a, kBaseAlign));
-  FP8KIT_RETURN_IF_FAILED(check_aligned("b", d.b, kBaseAlign));
-  FP8KIT_RETURN_IF_FAILED(check_aligned("d", d.d, kBaseAlign));
+  FP8KIT_RETURN_IF_FAILED(check_operand_dtypes(d));
+  FP8KIT_RETURN_IF_FAILED(check_operand_layout(d));
   if (d.bias) return check_aligned("bias", d.bias, dtype_bytes(d.bias_type));
-  return FP8KIT_STATUS_SUCCESS;
-}
-
-// A scale pointer agrees with its mode (modes checked by check_scale_modes).
-fp8kit_status check_scale_pointer(const char* side, int mode, const float* ptr) {
-  if (mode == FP8KIT_SCALE_NONE && ptr) return fail(kInvalid, "%s_scale is not NULL but %s_scale_mode is NONE", side, side);
-  if (mode != FP8KIT_SCALE_NONE && !ptr)
-    return fail(kInvalid, "%s_scale is NULL but %s_scale_mode is %s", side, side, scale_mode_text(mode).c_str());
-  if (ptr) return check_aligned(*side == 'a' ? "a_scale" : "b_scale", ptr, kScaleBytes);
   return FP8KIT_STATUS_SUCCESS;
 }
 
@@ -123,25 +92,7 @@ GroupedParams params_of(const fp8kit_grouped_gemm_desc& d) {
   g.rows = static_cast<int>(d.rows);
   g.groups = is_masked(d) ? d.counts : d.offs;
   g.b_expert_stride = d.n * d.ldb;
-  GemmParams& p = g.dense;
-  p.n = static_cast<int>(d.n);
-  p.k = static_cast<int>(d.k);
-  p.k_blocks = static_cast<int>(ceil_div(d.k, kScaleBlock));
-  p.a = static_cast<const uint8_t*>(d.a);
-  p.lda = d.lda;
-  p.b = static_cast<const uint8_t*>(d.b);
-  p.ldb = d.ldb;
-  p.d = d.d;
-  p.ldd = d.ldd;
-  p.a_type = d.a_type;
-  p.b_type = d.b_type;
-  p.d_type = d.d_type;
-  p.a_scale_mode = d.a_scale_mode;
-  p.b_scale_mode = d.b_scale_mode;
-  p.a_scale = d.a_scale;
-  p.b_scale = d.b_scale;
-  p.bias = d.bias;
-  p.bias_type = d.bias_type;
+  g.dense = operand_params(d);  // m stays 0: rows come from the group array
   return g;
 }
 

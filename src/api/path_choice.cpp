@@ -1,39 +1,17 @@
 #include "api/path_choice.hpp"
 
-#include <array>
-#include <mutex>
 #include <string>
 
 #include "api/validate.hpp"
 #include "arch/config.hpp"
 #include "core/enums.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "fp8kit_build_config.hpp"
+#include "gemm/path_rule.hpp"
 
 namespace fp8kit {
 namespace {
-
-int cap_major(int cap) { return cap / 10; }
-int cap_minor(int cap) { return cap % 10; }
-
-// Whether the running device can load an image of `path` (asked of CUDA once
-// per path and device: the answer is what the loader really does). One slot
-// per fp8kit_path value; `at` refuses a path id outside kAllPaths with an
-// exception, which the C boundary turns into FP8KIT_STATUS_INTERNAL_ERROR.
-bool has_image(const GemmPath& path, const DeviceInfo& dev) {
-  struct Slot {
-    std::once_flag once;
-    bool loads = false;
-  };
-  static std::array<std::array<Slot, kPathCount>, kMaxDevices> slots;
-  Slot& slot = slots.at(dev.device).at(raw(path.id));
-  std::call_once(slot.once, [&] {
-    cudaFuncAttributes attr{};
-    slot.loads = cudaFuncGetAttributes(&attr, path.probe_kernel()) == cudaSuccess;
-    cudaGetLastError();
-  });
-  return slot.loads;
-}
 
 std::string images_text(const GemmPath& path) {
   std::string s;
@@ -47,8 +25,8 @@ fp8kit_status check_forced_path(const GemmParams& p, const DeviceInfo& dev, fp8k
     return fail(FP8KIT_STATUS_UNSUPPORTED, "path %s is not part of this build (targets: %s)", fp8kit_path_name(want),
                 build::kTargets);
   if (!has_image(*path, dev))
-    return fail(FP8KIT_STATUS_UNSUPPORTED, "path %s has no image device %d (%s, capability %d.%d) can load; it carries %s",
-                path->name, dev.device, dev.name, cap_major(dev.cap), cap_minor(dev.cap), images_text(*path).c_str());
+    return fail(FP8KIT_STATUS_UNSUPPORTED, "path %s has no image device %d (%s, capability %s) can load; it carries %s",
+                path->name, dev.device, dev.name, capability_text(dev.cap).c_str(), images_text(*path).c_str());
   std::string why;
   if (!path->accepts(p, dev, &why))
     return fail(FP8KIT_STATUS_UNSUPPORTED, "path %s does not take this problem: %s", path->name, why.c_str());
@@ -66,19 +44,19 @@ std::string choice_image_text(const arch::Image& im) {
 
 fp8kit_status choose_path(const GemmParams& p, const DeviceInfo& dev, fp8kit_path want, const GemmPath** out) {
   if (dev.cap < arch::kMinSupported)
-    return fail(FP8KIT_STATUS_UNSUPPORTED, "device %d (%s) has compute capability %d.%d; fp8kit needs 7.5 or newer",
-                dev.device, dev.name, cap_major(dev.cap), cap_minor(dev.cap));
+    return fail(FP8KIT_STATUS_UNSUPPORTED, "device %d (%s) has compute capability %s; fp8kit needs 7.5 or newer",
+                dev.device, dev.name, capability_text(dev.cap).c_str());
   if (want != FP8KIT_PATH_AUTO) return check_forced_path(p, dev, want, out);
   std::string why;
   const GemmPath* path = auto_path(
-      dev.cap, [&](const GemmPath& candidate, std::string* reason) {
+      gemm_paths(), dev.cap, [&](const GemmPath& candidate, std::string* reason) {
         return has_image(candidate, dev) && candidate.accepts(p, dev, reason);
       },
       &why);
   if (!path)
     return fail(FP8KIT_STATUS_UNSUPPORTED,
-                "no fp8kit kernel can run on device %d (%s, capability %d.%d)%s%s; this build carries %s", dev.device,
-                dev.name, cap_major(dev.cap), cap_minor(dev.cap), why.empty() ? "" : ": ", why.c_str(),
+                "no fp8kit kernel can run on device %d (%s, capability %s)%s%s; this build carries %s", dev.device,
+                dev.name, capability_text(dev.cap).c_str(), why.empty() ? "" : ": ", why.c_str(),
                 build::kTargets);
   *out = path;
   return FP8KIT_STATUS_SUCCESS;
@@ -98,7 +76,8 @@ fp8kit_status choose_path_offline(int major, int minor, fp8kit_scale_mode a_mode
   // A path's `accepts` needs a problem and a device; without them the only
   // question is whether an image loads.
   const GemmPath* path = auto_path(
-      cap, [&](const GemmPath& candidate, std::string*) { return arch::select_image(cap, candidate.images()) >= 0; },
+      gemm_paths(), cap,
+      [&](const GemmPath& candidate, std::string*) { return arch::select_image(cap, candidate.images()) >= 0; },
       nullptr);
   if (!path)
     return fail(FP8KIT_STATUS_UNSUPPORTED, "compute capability %d.%d: no image in this build (%s)", major, minor,

@@ -1,6 +1,6 @@
 // Which registered path runs a call: on the current device for fp8kit_gemm,
 // from a capability alone for fp8kit_choose_path. Both apply the one AUTO
-// rule, gemm/dispatch.hpp's auto_path.
+// rule, gemm/path_rule.hpp's auto_path.
 #pragma once
 
 #include "fp8kit/fp8kit.h"

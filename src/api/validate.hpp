@@ -3,6 +3,7 @@
 #pragma once
 
 #include "fp8kit/fp8kit.h"
+#include "api/operand_checks.hpp"
 #include "gemm/gemm_params.hpp"
 
 namespace fp8kit {
@@ -10,9 +11,5 @@ namespace fp8kit {
 // Every check of fp8kit.h's contract, in the order a reader of fp8kit.h would
 // expect; on success `*params` is the problem as kernels take it.
 fp8kit_status validate_gemm(const fp8kit_gemm_desc* desc, GemmParams* params);
-
-// The scale modes alone (raw values): each one known for its operand, and
-// BLOCK on both operands or neither. Shared with the offline path choice.
-fp8kit_status check_scale_modes(int a_mode, int b_mode);
 
 }  // namespace fp8kit

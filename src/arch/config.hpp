@@ -61,8 +61,9 @@ struct Family {
   FamilyId id;
   const char* name;
   Range range;
-  // What mma.sync m16n8k32 FP8 becomes in this family's SASS (facts.md §1):
-  // native QMMA, an HMMA emulation inserted by ptxas, or not available.
+  // What mma.sync m16n8k32 FP8 becomes in this family's SASS: native QMMA, an
+  // HMMA emulation inserted by ptxas, or not available (docs/design.md,
+  // "FP8 mma.sync per family").
   enum class Fp8MmaSync { None, Native, Emulated } fp8_mma_sync;
 };
 

@@ -36,13 +36,7 @@ void read_properties(int device, DeviceSlot* slot) {
 
 }  // namespace
 
-fp8kit_status current_device(const DeviceInfo** out) {
-  int device = 0;
-  const cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    return fail(FP8KIT_STATUS_UNSUPPORTED, "no usable CUDA device: %s", cudaGetErrorString(err));
-  }
+fp8kit_status device_info(int device, const DeviceInfo** out) {
   if (device < 0 || device >= kMaxDevices)
     return fail(FP8KIT_STATUS_UNSUPPORTED, "device %d: fp8kit handles device ordinals below %d", device,
                 kMaxDevices);
@@ -52,6 +46,16 @@ fp8kit_status current_device(const DeviceInfo** out) {
     return fail(FP8KIT_STATUS_CUDA_ERROR, "cudaGetDeviceProperties(%d): %s", device, cudaGetErrorString(slot.err));
   *out = &slot.info;
   return FP8KIT_STATUS_SUCCESS;
+}
+
+fp8kit_status current_device(const DeviceInfo** out) {
+  int device = 0;
+  const cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return fail(FP8KIT_STATUS_UNSUPPORTED, "no usable CUDA device: %s", cudaGetErrorString(err));
+  }
+  return device_info(device, out);
 }
 
 // A pointer the kernel will dereference must be device-visible memory of the

@@ -21,7 +21,10 @@ struct DeviceInfo {
   char name[256] = {};
 };
 
-// The current device's properties (read once per device).
+// The properties of device ordinal `device` (read once per device; the
+// pointer stays valid for the process).
+fp8kit_status device_info(int device, const DeviceInfo** out);
+// device_info of the calling thread's current device.
 fp8kit_status current_device(const DeviceInfo** out);
 
 // `ptr` (may be null) must be device-visible memory of `device`.

@@ -16,4 +16,15 @@ void clear_error();
     if (fp8kit_status_ != FP8KIT_STATUS_SUCCESS) return fp8kit_status_; \
   } while (0)
 
+// A C entry point's body: `body()`, with any exception turned into
+// INTERNAL_ERROR naming `entry`, so that none crosses the C boundary.
+template <typename Body>
+fp8kit_status guarded(const char* entry, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (...) {
+    return fail(FP8KIT_STATUS_INTERNAL_ERROR, "unexpected exception in %s", entry);
+  }
+}
+
 }  // namespace fp8kit

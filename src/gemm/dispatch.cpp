@@ -23,12 +23,4 @@ const GemmPath* find_path(fp8kit_path id) {
   return nullptr;
 }
 
-const GemmPath* auto_path(int cap, const PathUsable& usable, std::string* why) {
-  for (const GemmPath* path : gemm_paths())
-    if (path->preferred.contains(cap) && usable(*path, nullptr)) return path;
-  for (const GemmPath* path : gemm_paths())
-    if (usable(*path, why)) return path;
-  return nullptr;
-}
-
 }  // namespace fp8kit

@@ -1,9 +1,9 @@
 // The GEMM path registry. A path is one entry: where it is valid and preferred
 // (capability ranges), which inputs it takes, how to launch it, and what its
-// tensor cores are on a capability; and the AUTO rule that picks one.
+// tensor cores are on a capability. The AUTO rule that picks one is
+// gemm/path_rule.hpp's auto_path.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,19 +37,6 @@ struct GemmPath {
 // Registered paths, in order of preference.
 const std::vector<const GemmPath*>& gemm_paths();
 const GemmPath* find_path(fp8kit_path id);
-
-// Whether AUTO may take `path`: it has an image that loads on the device and
-// accepts the problem. When it does not and `why` is not null, `*why` says why.
-using PathUsable = std::function<bool(const GemmPath& path, std::string* why)>;
-
-// The AUTO rule, for a device of capability `cap`: the first registered path
-// that is preferred on `cap` and usable; else (a GPU newer than this build,
-// running JIT-compiled PTX) the first usable path at all; else null, with
-// `*why` from the last path that refused. The portable mma.sync / HMMA paths
-// accept every valid input, so the fallback from a specialised path is
-// automatic. fp8kit_gemm asks CUDA what loads; fp8kit_choose_path asks the
-// loader model (arch/loader.hpp): one rule, two answers to "usable".
-const GemmPath* auto_path(int cap, const PathUsable& usable, std::string* why);
 
 // Each kernel family's launcher file defines its entry.
 extern const GemmPath kSm90WgmmaPath;

@@ -123,9 +123,6 @@ fp8kit_status quantize(const fp8kit_quantize_desc* d, cudaStream_t stream) {
 }  // namespace fp8kit
 
 extern "C" fp8kit_status fp8kit_quantize(const fp8kit_quantize_desc* desc, void* stream) {
-  try {
-    return fp8kit::quantize(desc, static_cast<cudaStream_t>(stream));
-  } catch (...) {
-    return fp8kit::fail(FP8KIT_STATUS_INTERNAL_ERROR, "unexpected exception in fp8kit_quantize");
-  }
+  return fp8kit::guarded("fp8kit_quantize",
+                         [&] { return fp8kit::quantize(desc, static_cast<cudaStream_t>(stream)); });
 }

@@ -105,21 +105,21 @@ uint8_t encode_fp8(fp8kit_dtype type, double x, bool saturate) {
 }
 
 float decode_bf16(uint16_t bits) {
-  const uint32_t w = static_cast<uint32_t>(bits) << 16;
+  const uint32_t word = static_cast<uint32_t>(bits) << 16;
   float f;
-  std::memcpy(&f, &w, sizeof f);
+  std::memcpy(&f, &word, sizeof f);
   return f;
 }
 
 float decode_f16(uint16_t bits) { return static_cast<float>(decode(kF16, bits)); }
 
 uint16_t encode_bf16(float x) {
-  uint32_t w;
-  std::memcpy(&w, &x, sizeof w);
-  if (std::isnan(x)) return static_cast<uint16_t>((w >> 16) | 0x40);  // keep it quiet NaN
-  const uint32_t lsb = (w >> 16) & 1u;
-  w += 0x7fffu + lsb;  // round to nearest even on the dropped 16 bits
-  return static_cast<uint16_t>(w >> 16);
+  uint32_t word;
+  std::memcpy(&word, &x, sizeof word);
+  if (std::isnan(x)) return static_cast<uint16_t>((word >> 16) | 0x40);  // keep it quiet NaN
+  const uint32_t lsb = (word >> 16) & 1u;
+  word += 0x7fffu + lsb;  // round to nearest even on the dropped 16 bits
+  return static_cast<uint16_t>(word >> 16);
 }
 
 uint16_t encode_f16(float x) { return static_cast<uint16_t>(encode(kF16, x, false)); }

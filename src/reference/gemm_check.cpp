@@ -68,6 +68,17 @@ double overflow_edge(fp8kit_dtype t) {
 // Inputs: mostly N(0,1) quantised, a few any-finite bytes of magnitude <= 448.
 // Drawn from a per-dtype pool built once, since encoding per element would
 // dominate the run time of large test shapes.
+void fill_random_operands(fp8kit_dtype a_type, std::vector<uint8_t>* a, fp8kit_dtype b_type, std::vector<uint8_t>* b,
+                          int64_t k, std::vector<float>* a_scale, std::vector<float>* b_scale, std::mt19937_64& rng) {
+  constexpr double kScaleMin = 0.25, kScaleMax = 2.0;
+  for (auto& x : *a) x = random_fp8(a_type, rng);
+  for (auto& x : *b) x = random_fp8(b_type, rng);
+  std::uniform_real_distribution<double> scale_dist(kScaleMin, kScaleMax);
+  const double per_side = std::sqrt(1.0 / std::sqrt(static_cast<double>(k)));
+  for (auto& x : *a_scale) x = static_cast<float>(scale_dist(rng) * per_side);
+  for (auto& x : *b_scale) x = static_cast<float>(scale_dist(rng) * per_side);
+}
+
 uint8_t random_fp8(fp8kit_dtype t, std::mt19937_64& rng) {
   constexpr int kPool = 1 << 14;
   struct Pool {
@@ -173,13 +184,7 @@ Problem::Problem(const GemmCase& c, std::mt19937_64& rng)
       dsa_(sa_.size() * sizeof(float)),
       dsb_(sb_.size() * sizeof(float)),
       dbias_(bias_.size()) {
-  for (auto& x : a_) x = random_fp8(c.a_type, rng);
-  for (auto& x : b_) x = random_fp8(c.b_type, rng);
-  std::uniform_real_distribution<double> scale_dist(0.25, 2.0);
-  // Scales near 1/sqrt(K) overall keep outputs O(1) for every output dtype.
-  const double per_side = std::sqrt(1.0 / std::sqrt(static_cast<double>(c.k)));
-  for (auto& x : sa_) x = static_cast<float>(scale_dist(rng) * per_side);
-  for (auto& x : sb_) x = static_cast<float>(scale_dist(rng) * per_side);
+  fill_random_operands(c.a_type, &a_, c.b_type, &b_, c.k, &sa_, &sb_, rng);
   std::normal_distribution<double> nd(0, 1);
   for (int64_t i = 0; c.bias && i < c.n; ++i) store_element(c.bias_type, bias_.data(), i, nd(rng));
   da_.upload(a_.data(), a_.size());

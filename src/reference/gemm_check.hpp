@@ -71,6 +71,12 @@ constexpr size_t kGuardBytes = 256;    // canary after each output buffer
 // of magnitude <= 448 (subnormals and extremes).
 uint8_t random_fp8(fp8kit_dtype t, std::mt19937_64& rng);
 
+// Fills A and B with random_fp8, then both scale vectors uniform in
+// [0.25, 2) times K^-1/4 per side: scales near 1/sqrt(K) overall keep the
+// outputs O(1) for every output dtype. Draws in that order from `rng`.
+void fill_random_operands(fp8kit_dtype a_type, std::vector<uint8_t>* a, fp8kit_dtype b_type, std::vector<uint8_t>* b,
+                          int64_t k, std::vector<float>* a_scale, std::vector<float>* b_scale, std::mt19937_64& rng);
+
 // Squared norms of the error and the reference over the checked elements.
 struct NormSums {
   double err2 = 0, ref2 = 0;

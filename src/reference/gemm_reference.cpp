@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gemm/gemm_params.hpp"
+#include "core/scale_layout.hpp"
 #include "reference/fp8_codec.hpp"
 
 namespace fp8kit::ref {

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "gemm/gemm_params.hpp"
+#include "core/scale_layout.hpp"
 #include "reference/fp8_codec.hpp"
 
 namespace fp8kit::ref {
@@ -81,12 +81,7 @@ GroupedProblem::GroupedProblem(const GroupedCase& c, std::mt19937_64& rng)
       dsa_(sa_.size() * sizeof(float)),
       dsb_(sb_.size() * sizeof(float)),
       dbias_(bias_.size()) {
-  for (auto& x : a_) x = random_fp8(c.a_type, rng);
-  for (auto& x : b_) x = random_fp8(c.b_type, rng);
-  std::uniform_real_distribution<double> scale_dist(0.25, 2.0);
-  const double per_side = std::sqrt(1.0 / std::sqrt(static_cast<double>(c.k)));
-  for (auto& x : sa_) x = static_cast<float>(scale_dist(rng) * per_side);
-  for (auto& x : sb_) x = static_cast<float>(scale_dist(rng) * per_side);
+  fill_random_operands(c.a_type, &a_, c.b_type, &b_, c.k, &sa_, &sb_, rng);
   std::normal_distribution<double> nd(0, 1);
   for (size_t i = 0; i < bias_.size() / dtype_bytes(c.bias_type); ++i)
     store_element(c.bias_type, bias_.data(), static_cast<int64_t>(i), nd(rng));

@@ -1,4 +1,4 @@
-// fp8kit lint: each pattern of facts.md §5 is a case; range tests are clean.
+// fp8kit lint: each pattern of docs/audit.md ("The bug class") is a case; range tests are clean.
 #include <gtest/gtest.h>
 
 #include "audit/lint.hpp"

@@ -1,0 +1,38 @@
+// One path launch as every GEMM entry point does it. In checked mode the
+// stream is synchronised before the launch (an earlier fault is reported as
+// not fp8kit's) and after it (the fault is this kernel's, by name).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "core/error.hpp"
+
+namespace fp8kit {
+
+// `launch(&kernel)` starts the kernels and returns CUDA's launch status,
+// setting `kernel` to the launched kernel's name; `entry` is the C function
+// ("fp8kit_gemm") the messages name. Clears the error message on success.
+template <typename Launch>
+fp8kit_status launch_path(const char* entry, bool checked, cudaStream_t stream, const char* kernel,
+                          Launch&& launch) {
+  if (checked) {
+    const cudaError_t before = cudaStreamSynchronize(stream);
+    if (before != cudaSuccess)
+      return fail(FP8KIT_STATUS_CUDA_ERROR, "an operation queued before %s on this stream failed: %s (%s)", entry,
+                  cudaGetErrorName(before), cudaGetErrorString(before));
+  }
+  cudaError_t err = launch(&kernel);
+  if (err != cudaSuccess)
+    return fail(FP8KIT_STATUS_CUDA_ERROR, "launching %s failed: %s (%s)", kernel, cudaGetErrorName(err),
+                cudaGetErrorString(err));
+  if (checked) {
+    err = cudaStreamSynchronize(stream);
+    if (err != cudaSuccess)
+      return fail(FP8KIT_STATUS_CUDA_ERROR, "kernel %s faulted: %s (%s)", kernel, cudaGetErrorName(err),
+                  cudaGetErrorString(err));
+  }
+  clear_error();
+  return FP8KIT_STATUS_SUCCESS;
+}
+
+}  // namespace fp8kit
