@@ -199,7 +199,7 @@ Verdict guard_else_verdict(const std::string& cond, const std::string& file_code
     for (int c : caps)
       if (m / 10 == c / 10 && std::find(missed.begin(), missed.end(), m) == missed.end()) missed.push_back(m);
   if (!missed.empty()) return {Severity::Error, "the guard is exact: a " + cap_name(missed.front()) +
-                                                    " GPU built for gets the stub"};
+                                                    " GPU gets the stub where its target is built"};
   if (const FeatureSibling* f = lone_feature_macro(cond, file_code))
     return {Severity::Error, std::string("the guard tests ") + f->base + " alone: the family sibling gets the stub"};
   if (!caps.empty())

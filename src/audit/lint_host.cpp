@@ -52,6 +52,15 @@ Archy operand_archy(const std::string& x) {
   return archy(x);
 }
 
+// Whether the operand is a generated kernel's target (`op.arch`, `kspec.sm`,
+// `target_cc`): generators enumerate the targets they build, which is no
+// device test.
+bool kernel_target(const std::string& x) {
+  static const std::regex target(R"((?:^|[^\w])(?:op|operation|kspec|spec|kernel|cfg|config|profile|tactic)\s*\.|target|kernel_)",
+                                 std::regex::icase);
+  return std::regex_search(x, target);
+}
+
 namespace {
 
 struct Compare {
@@ -105,24 +114,84 @@ const char* const kEqualityMessage =
 // target of `cap` (`case CudaArch::Sm100a:`): an `a` cubin runs on that exact
 // GPU only, so the exact test is the right one.
 bool beside_a_target(const std::string& context, const std::string& lit, int cap) {
-  const std::regex a_target("sm_?" + std::to_string(cap) + "a\\b", std::regex::icase);
+  const std::regex a_target("sm_?" + std::to_string(cap) + "a(?![0-9a-z])", std::regex::icase);
   const auto count = [&](const std::string& s) {
     return std::distance(std::sregex_iterator(s.begin(), s.end(), a_target), std::sregex_iterator());
   };
   return count(context) > count(lit);  // the compared enum itself is no context
 }
 
-void plain_equalities(const std::string& line, const std::string& context, std::size_t line_at, bool python,
+// Whether `raw` (the text around the test, comments and strings included)
+// names a sibling the test misses (`(10, 3)`, `103`, `SM103`, `10.3`,
+// `minor == 3`): the author has handled it beside the test.
+bool sibling_beside(const std::string& raw, int cap) {
+  for (int m : missed_siblings({cap})) {
+    const std::string M = std::to_string(m / 10), n = std::to_string(m % 10), mm = std::to_string(m);
+    const std::regex named("\\(\\s*" + M + "\\s*,\\s*" + n + "\\s*\\)|(?:\\b|sm_?)" + mm + "(?![0-9])|\\b" + M +
+                               "\\." + n + "(?![0-9])|minor\\s*==\\s*" + n + "\\b",
+                           std::regex::icase);
+    if (std::regex_search(raw, named)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, int>> folded_to_family_base(const std::string& code) {
+  // `if (sm > 120 && sm < 130) sm = 120;` (and >=): later `sm == 120` tests the family.
+  static const std::regex fold(
+      R"(\(\s*([A-Za-z_]\w*)\s*>=?\s*\d+\s*&&\s*\1\s*<\s*\d+\s*\)\s*\{?\s*\1\s*=\s*(\d+)\s*;)");
+  std::vector<std::pair<std::string, int>> out;
+  if (code.find("&&") == std::string::npos) return out;
+  for (const LineSpan& l : lines_of(code)) {
+    if (l.end - l.begin > kMaxRegexLine) continue;
+    const std::size_t to = std::min(code.size(), l.end + kMaxRegexLine / 4);
+    const std::string window = code.substr(l.begin, to - l.begin);
+    if (window.find("&&") == std::string::npos || window.find('<') == std::string::npos) continue;
+    std::smatch m;
+    if (std::regex_search(window, m, fold) && static_cast<std::size_t>(m.position(0)) < l.end - l.begin)
+      out.emplace_back(m[1].str(), number(m[2].str()));
+  }
+  return out;
+}
+
+Verdict grade_host_test(const std::string& x, const std::string& lit, int cap, const std::vector<int>& named,
+                        const HostContext& c) {
+  for (const auto& [var, base] : c.folded)
+    if (var == x && base == cap)
+      return {Severity::Warning, x + " is folded to " + std::to_string(base) + " for its whole family beside"};
+  static const std::regex counts(R"(sm_count|num_sms|multiprocessor)", std::regex::icase);
+  static const std::regex toolkit(R"(cuda_version|version_at_least|CUDA_VERSION|cuda_major)", std::regex::icase);
+  static const std::regex exact(R"(\bexact(ly)?\s+(?:compute|capability|cc|sm|match|arch)|\bintentional(ly)?\b|\bvalidated\b)", std::regex::icase);
+  Verdict v = exact_test_verdict(named);
+  if (v.severity == Severity::Note) return v;
+  if (beside_a_target(c.code, lit, cap))
+    return {Severity::Note, "beside the `a` target sm_" + std::to_string(cap) +
+                                "a, whose cubin runs on this exact GPU only"};
+  if (kernel_target(x))
+    return {Severity::Note, "the target of a generated kernel, not the GPU: generators list the targets they build"};
+  if (std::regex_search(c.line, counts))
+    return {Severity::Note, "tied to an SM count on the same line: tuned for one part"};
+  if (v.severity != Severity::Error) return v;
+  if (std::any_of(named.begin(), named.end(), [&](int n) { return sibling_beside(c.raw, n); }))
+    return {Severity::Warning, "the family's other GPU is named beside this test; a future minor is not"};
+  if (std::regex_search(c.raw, exact))
+    return {Severity::Warning, "the text beside the test says the exact match is meant"};
+  if (std::regex_search(c.next, toolkit))
+    return {Severity::Warning, "a toolkit requirement for this GPU on the test's line or the next"};
+  return v;
+}
+
+namespace {
+
+void plain_equalities(const std::string& line, const HostContext& context, std::size_t line_at, bool python,
                       Sink& s) {
   const std::vector<Compare> cs = compares_of(line, python);
   for (const Compare& c : cs) {
-    std::vector<int> named;  // the line's equalities on the same operand: `cap == 100 or cap == 103`
+    std::vector<int> named;  // the line's equalities on the operand and family: `cap == 100 or cap == 103`
     for (const Compare& o : cs)
-      if (o.x == c.x && o.op == c.op) named.push_back(o.cap);
-    Verdict v = exact_test_verdict(named);
-    if (v.severity != Severity::Note && beside_a_target(context, c.lit, c.cap))
-      v = {Severity::Note, "beside the `a` target sm_" + std::to_string(c.cap) +
-                               "a, whose cubin runs on this exact GPU only"};
+      if (o.x == c.x && o.op == c.op && o.cap / 10 == c.cap / 10) named.push_back(o.cap);
+    const Verdict v = grade_host_test(c.x, c.lit, c.cap, named, context);
     LintFinding& f = s.add(line_at + c.at, "capability-equality", v);
     f.text = c.text;
     f.message = kEqualityMessage;
@@ -132,7 +201,8 @@ void plain_equalities(const std::string& line, const std::string& context, std::
 
 // `prop.major == 12 && prop.minor == 0`, `major != 12 or minor != 0`;
 // `major == 10 && (minor == 0 || minor == 3)` names both members and is graded so.
-void major_minor_pairs(const std::string& line, std::size_t line_at, bool python, Sink& s) {
+void major_minor_pairs(const std::string& line, const HostContext& context, std::size_t line_at, bool python,
+                       Sink& s) {
   static const std::regex pair(
       R"(([\w.>-]*major\w*)\s*(==|!=)\s*(\d+)\s*(and|or|&&|\|\|)\s*(\(?)\s*([\w.>-]*minor\w*)\s*(==|!=)\s*(\d+))");
   static const std::regex more(R"(^\s*(?:or|\|\|)\s*[\w.>-]*minor\w*\s*==\s*(\d+))");
@@ -162,7 +232,7 @@ void major_minor_pairs(const std::string& line, std::size_t line_at, bool python
       continue;
     }
     LintFinding& f = s.add(line_at + static_cast<std::size_t>(m.position(0)), "capability-equality",
-                           exact_test_verdict({cap}));
+                           grade_host_test(m[1].str(), "", cap, {cap}, context));
     f.text = m.str(0);
     f.message = kEqualityMessage;
     f.rewrite = major_minor_rewrite(m[1].str(), m[6].str(), cap, python, ne);
@@ -170,7 +240,7 @@ void major_minor_pairs(const std::string& line, std::size_t line_at, bool python
 }
 
 // `current_platform.is_device_capability(120)`: a helper that tests one capability.
-void helper_calls(const std::string& line, std::size_t line_at, Sink& s) {
+void helper_calls(const std::string& line, const HostContext& context, std::size_t line_at, Sink& s) {
   static const std::regex call(R"(((?:[A-Za-z_]\w*\.)*)(is_\w*(?:capability|arch|sm)\w*)\(\s*(\d+|\(\s*\d+\s*,\s*\d+\s*\))\s*\))");
   for (auto it = std::sregex_iterator(line.begin(), line.end(), call); it != std::sregex_iterator(); ++it) {
     const std::smatch& m = *it;
@@ -181,7 +251,7 @@ void helper_calls(const std::string& line, std::size_t line_at, Sink& s) {
     const int cap = literal_cap(m[3].str());
     if (cap < 0) continue;
     LintFinding& f = s.add(line_at + static_cast<std::size_t>(m.position(0)), "capability-equality",
-                           exact_test_verdict({cap}));
+                           grade_host_test(m[2].str(), "", cap, {cap}, context));
     f.text = m.str(0);
     f.message = "helper tests one exact capability: the next minor revision of the family fails it";
     const std::string cap_text = std::to_string(cap), end = std::to_string((cap / 10 + 1) * 10);
@@ -194,20 +264,29 @@ void helper_calls(const std::string& line, std::size_t line_at, Sink& s) {
 
 }  // namespace
 
-void rule_host_equality(const std::string& code, bool python, Sink& s) {
-  constexpr std::size_t kContextLines = 2;
+void rule_host_equality(const std::string& code, std::string_view raw, bool python, Sink& s) {
+  constexpr std::size_t kContextLines = 3;
   const std::vector<LineSpan> spans = lines_of(code);
+  const auto folded = python ? std::vector<std::pair<std::string, int>>{} : folded_to_family_base(code);
   for (std::size_t i = 0; i < spans.size(); ++i) {
     const LineSpan& l = spans[i];
     if (l.end - l.begin > kMaxRegexLine) continue;
     const std::string line = code.substr(l.begin, l.end - l.begin);
-    if (line.find("==") != std::string::npos || line.find("!=") != std::string::npos) {
-      const std::size_t from = spans[i >= kContextLines ? i - kContextLines : 0].begin;
-      const std::string context = l.end - from <= kMaxRegexLine ? code.substr(from, l.end - from) : line;
+    const bool equality = line.find("==") != std::string::npos || line.find("!=") != std::string::npos;
+    const bool helper = line.find("is_") != std::string::npos;
+    if (!equality && !helper) continue;
+    const std::size_t from = spans[i >= kContextLines ? i - kContextLines : 0].begin;
+    const std::size_t to = spans[std::min(i + kContextLines, spans.size() - 1)].end;
+    const bool small = to - from <= kMaxRegexLine;
+    const std::size_t next_end = spans[std::min(i + 1, spans.size() - 1)].end;
+    const std::string next = next_end - l.begin <= kMaxRegexLine ? code.substr(l.begin, next_end - l.begin) : line;
+    const HostContext context{line, next, small ? code.substr(from, to - from) : line,
+                              small ? std::string(raw.substr(from, to - from)) : line, folded};
+    if (equality) {
       plain_equalities(line, context, l.begin, python, s);
-      major_minor_pairs(line, l.begin, python, s);
+      major_minor_pairs(line, context, l.begin, python, s);
     }
-    if (line.find("is_") != std::string::npos) helper_calls(line, l.begin, s);
+    if (helper) helper_calls(line, context, l.begin, s);
   }
 }
 

@@ -2,6 +2,7 @@
 // tested `in` / `not in` a literal list, tuple or set. Each entry is an
 // equality; a list of majors (`cap[0] in [9, 10]`) is a family test and
 // passes, and so do loops (`for cc in [(8, 0), (9, 0)]`) and lists of shapes.
+#include <algorithm>
 #include <regex>
 
 #include "audit/lint_rules.hpp"
@@ -77,7 +78,7 @@ bool has_literal_in(const std::string& line) {
 
 }  // namespace
 
-void rule_python_membership(const std::string& code, Sink& s) {
+void rule_python_membership(const std::string& code, std::string_view raw, Sink& s) {
   static const std::regex re(std::string(kOperand) + R"(\s+(not\s+in|in)\s*([\[\(\{]))");
   for (const LineSpan& l : lines_of(code)) {
     if (l.end - l.begin > kMaxRegexLine) continue;
@@ -97,7 +98,13 @@ void rule_python_membership(const std::string& code, Sink& s) {
       const bool device = lower(x).find("device") != std::string::npos || lower(x).find("gpu") != std::string::npos;
       if (a != Archy::Capability && !(a == Archy::No && tuples && device)) continue;
       const std::size_t at = l.begin + static_cast<std::size_t>(m.position(0));
-      LintFinding& f = s.add(at, "capability-membership", exact_test_verdict(caps));
+      // Graded as one test naming the list; its surroundings as for an equality.
+      constexpr std::size_t kAround = 200;
+      const std::size_t from = l.begin > kAround ? l.begin - kAround : 0;
+      const std::size_t to = std::min(code.size(), end + kAround);
+      const HostContext context{line, line, code.substr(from, to - from), std::string(raw.substr(from, to - from)), {}};
+      const Verdict v = grade_host_test(x, "", caps.back(), caps, context);
+      LintFinding& f = s.add(at, "capability-membership", v);
       f.text = collapse(code.substr(at, end + 1 - at));
       f.message =
           "architecture tested for membership in a literal list: each entry is an equality, so the next minor "

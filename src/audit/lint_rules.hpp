@@ -5,6 +5,8 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "audit/lint.hpp"
@@ -44,6 +46,22 @@ extern const char* const kOperand;
 // The capability a literal names (120, (12, 0), Arch.sm_120a), or -1.
 int literal_cap(const std::string& lit);
 Archy operand_archy(const std::string& x);
+// Whether an operand is a generated kernel's target (`op.arch`, `kspec.sm`).
+bool kernel_target(const std::string& x);
+
+// What a host test's surroundings say: the line, the lines around it with
+// comments and strings blanked, and the same lines as written.
+struct HostContext {
+  std::string line, next, code, raw;  // the line; it and the next; the lines around, blanked and as written
+  std::vector<std::pair<std::string, int>> folded;  // names folded to a family base (`sm = 120`)
+};
+// `if (sm > 120 && sm < 130) sm = 120;`: {"sm", 120}.
+std::vector<std::pair<std::string, int>> folded_to_family_base(const std::string& code);
+// The family grade of a host test, then its surroundings: an `a` target beside
+// it, a generated kernel's target, an SM count (note); the sibling named
+// beside it, "exact" said beside it, a toolkit requirement (warning).
+Verdict grade_host_test(const std::string& x, const std::string& lit, int cap, const std::vector<int>& named,
+                        const HostContext& c);
 
 // ---- Rewrites (lint_rewrite.cpp) ---------------------------------------------
 // Each keeps the test's meaning on every capability except the same-family
@@ -83,8 +101,8 @@ void rule_feature_macros(const std::string& code, Sink& s);
 std::vector<GuardTemplate> guard_templates(const std::string& code, const std::vector<LintFinding>& found,
                                            const std::string& file, const Lines& lines);
 void rule_guard_uses(const std::string& code, const std::vector<GuardTemplate>& guards, Sink& s);
-void rule_host_equality(const std::string& code, bool python, Sink& s);
-void rule_python_membership(const std::string& code, Sink& s);
+void rule_host_equality(const std::string& code, std::string_view raw, bool python, Sink& s);
+void rule_python_membership(const std::string& code, std::string_view raw, Sink& s);
 void rule_cmake_lists(const std::string& code, Sink& s);
 
 }  // namespace fp8kit::audit::lint
