@@ -101,7 +101,8 @@ std::vector<GuardTemplate> guard_templates(const std::string& code, const std::v
   const auto scopes = enclosing_scopes(code, sorted);
   std::vector<GuardTemplate> out;
   for (std::size_t k = 0; k < order.size(); ++k) {
-    const auto& [name, at] = scopes[k];
+    const std::string& name = scopes[k].first;
+    const std::size_t at = scopes[k].second;
     if (name.empty()) continue;
     if (std::any_of(out.begin(), out.end(), [&](const GuardTemplate& g) { return g.name == name; })) continue;
     const LintFinding& g = *guards[order[k]];
@@ -123,7 +124,7 @@ void rule_guard_uses(const std::string& code, const std::vector<GuardTemplate>& 
       std::size_t k = e;
       while (k < code.size() && (code[k] == ' ' || code[k] == '\t')) ++k;
       if (k >= code.size() || (code[k] != '<' && code[k] != '(')) continue;
-      const auto [line, column] = s.lines.at(p);
+      const int line = s.lines.at(p).first;
       if ((s.file == g.file && line == g.line) || line == last_line) continue;
       const std::size_t bol = code.rfind('\n', p) == std::string::npos ? 0 : code.rfind('\n', p) + 1;
       const std::string before = trim(code.substr(bol, p - bol));
