@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <stdexcept>
 #include <tuple>
 
 #include "audit/lint_rules.hpp"
@@ -230,7 +231,13 @@ LintReport lint_paths(const std::vector<std::string>& paths, const LintOptions& 
     }
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     ++report.files;
-    FileLint r = lint_one(text, source_kind(p.string()), p.string());
+    FileLint r;
+    try {
+      r = lint_one(text, source_kind(p.string()), p.string());
+    } catch (const std::exception& e) {  // std::regex may refuse a pathological line
+      report.errors.push_back({p.string(), std::string("could not be linted: ") + e.what()});
+      continue;
+    }
     for (const auto& g : r.guards) guards.push_back(g);
     names.push_back(p.string());
     linted.push_back(std::move(r));

@@ -318,5 +318,25 @@ TEST(LintPaths, FilesDirectoriesAndErrors) {
   EXPECT_EQ(r.errors.size(), 2u);
 }
 
+#ifdef FP8KIT_CLI
+int lint_cli(const std::string& args, std::string* out = nullptr) {
+  return run_command(std::string("'") + FP8KIT_CLI + "' lint " + args + " 2>/dev/null", out);
+}
+
+TEST(LintCli, SeverityStrictAndJson) {
+  const std::string warn = temp_path("lint_warning_only.cu");
+  std::ofstream(warn) << "#if __CUDA_ARCH__ == 900\n#endif\n";
+  EXPECT_EQ(lint_cli(warn), 0);  // a warning alone does not fail
+  EXPECT_EQ(lint_cli("--strict " + warn), 1);
+  std::string out;
+  EXPECT_EQ(lint_cli("--json " + warn, &out), 0);
+  for (const char* key : {"\"severity\": \"warning\"", "\"reason\"", "\"counts\"", "\"skipped\"", "\"exit_code\": 0"})
+    EXPECT_NE(out.find(key), std::string::npos) << key << "\n" << out;
+  EXPECT_EQ(lint_cli(corpus_dir(), &out), 1);
+  EXPECT_NE(out.find("error: arch-guard-use"), std::string::npos) << out;
+  EXPECT_NE(out.find("set aside: --include-tests"), std::string::npos) << out;
+}
+#endif
+
 }  // namespace
 }  // namespace fp8kit::audit::test
