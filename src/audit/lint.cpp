@@ -39,13 +39,14 @@ struct FileLint {
   std::string code;  // blanked, for the uses of other files' guards
 };
 
-// Code generators (jit/, codegen/, generate_*.py) enumerate the targets
+// Code generators (jit/, *gen/, generate_*.py) enumerate the targets
 // they build; their capability tests pick a kernel's target, not a GPU.
 bool is_generator(const std::string& file) {
   const fs::path p(file);
   for (const auto& part : p.parent_path()) {
     const std::string d = lower(part.string());
-    if (d == "jit" || d == "codegen" || d == "generator" || d == "generators") return true;
+    const bool gen_suffix = d.size() > 3 && d.compare(d.size() - 3, 3, "gen") == 0;  // codegen, cppgen, autogen
+    if (d == "jit" || gen_suffix || d == "generator" || d == "generators") return true;
   }
   const std::string stem = lower(p.stem().string());
   return stem.rfind("generate", 0) == 0 || stem.find("generator") != std::string::npos ||
