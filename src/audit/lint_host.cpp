@@ -199,13 +199,15 @@ void plain_equalities(const std::string& line, const HostContext& context, std::
   }
 }
 
-// `prop.major == 12 && prop.minor == 0`, `major != 12 or minor != 0`;
+// `prop.major == 12 && prop.minor == 0`, `major != 12 or minor != 0`,
+// `cap[0] == 12 and cap[1] == 0`;
 // `major == 10 && (minor == 0 || minor == 3)` names both members and is graded so.
 void major_minor_pairs(const std::string& line, const HostContext& context, std::size_t line_at, bool python,
                        Sink& s) {
   static const std::regex pair(
-      R"(([\w.>-]*major\w*)\s*(==|!=)\s*(\d+)\s*(and|or|&&|\|\|)\s*(\(?)\s*([\w.>-]*minor\w*)\s*(==|!=)\s*(\d+))");
-  static const std::regex more(R"(^\s*(?:or|\|\|)\s*[\w.>-]*minor\w*\s*==\s*(\d+))");
+      R"(([\w.>-]*major\w*|[\w.>-]+(?:\(\s*\))?\[0\])\s*(==|!=)\s*(\d+)\s*(and|or|&&|\|\|)\s*(\(?)\s*)"
+      R"(([\w.>-]*minor\w*|[\w.>-]+(?:\(\s*\))?\[1\])\s*(==|!=)\s*(\d+))");
+  static const std::regex more(R"(^\s*(?:or|\|\|)\s*(?:[\w.>-]*minor\w*|[\w.>-]+(?:\(\s*\))?\[1\])\s*==\s*(\d+))");
   for (auto it = std::sregex_iterator(line.begin(), line.end(), pair); it != std::sregex_iterator(); ++it) {
     const std::smatch& m = *it;
     const int major = number(m[3].str()), minor = number(m[8].str());

@@ -179,6 +179,8 @@ TEST(LintPython, PatternsFromTheWild) {
       {"if (cc_major, cc_minor) == (10, 0):\n", "capability-equality@1:error"},
       {"if major == 12 and minor == 0:\n", "capability-equality@1:error"},
       {"if major * 10 + minor == 120:\n", "capability-equality@1:error"},
+      {"if torch.cuda.get_device_capability()[0] == 12 and torch.cuda.get_device_capability()[1] == 0:\n",
+       "capability-equality@1:error"},
       {"if cap in ((10, 0), (10, 3)):\n", "capability-membership@1:warning"},
       {"if (major, minor) not in [(10, 0), (12, 0)]:\n", "capability-membership@1:error"},
   };

@@ -97,6 +97,8 @@ const Case kPython[] = {
     {"ok = major == 12 and minor == 0\n", SourceKind::Python, Enc::Int, {120}},
     {"if major != 12 or minor != 0:\n", SourceKind::Python, Enc::Int, {120}},
     {"ok = major * 10 + minor == 120\n", SourceKind::Python, Enc::Int, {120}},
+    {"ok = cap[0] == 12 and cap[1] == 0\n", SourceKind::Python, Enc::Tuple, {120}},
+    {"if cap[0] != 10 or cap[1] != 0:\n", SourceKind::Python, Enc::Tuple, {100}},
     {"if current_platform.is_device_capability(120):\n", SourceKind::Python, Enc::Int, {120}},
     {"ok = capability.to_int() == 100\n", SourceKind::Python, Enc::Int, {100}},
 };
