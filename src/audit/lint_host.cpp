@@ -241,16 +241,18 @@ void major_minor_pairs(const std::string& line, const HostContext& context, std:
   }
 }
 
-// `current_platform.is_device_capability(120)`: a helper that tests one capability.
+// `current_platform.is_device_capability(120)`, `is_sm_version(10, 0)`: a
+// helper that tests one capability.
 void helper_calls(const std::string& line, const HostContext& context, std::size_t line_at, Sink& s) {
-  static const std::regex call(R"(((?:[A-Za-z_]\w*\.)*)(is_\w*(?:capability|arch|sm)\w*)\(\s*(\d+|\(\s*\d+\s*,\s*\d+\s*\))\s*\))");
+  static const std::regex call(R"(((?:[A-Za-z_]\w*\.)*)(is_\w*(?:capability|arch|sm)\w*)\(\s*(\d+|\(\s*\d+\s*,\s*\d+\s*\)|\d+\s*,\s*\d+)\s*\))");
   for (auto it = std::sregex_iterator(line.begin(), line.end(), call); it != std::sregex_iterator(); ++it) {
     const std::smatch& m = *it;
     const std::string name = m[2].str();
     if (name.find("family") != std::string::npos || name.find("least") != std::string::npos ||
         name.find("later") != std::string::npos || name.find("newer") != std::string::npos)
       continue;
-    const int cap = literal_cap(m[3].str());
+    const std::string arg = m[3].str();  // 120, (12, 0), or the pair as two arguments: 12, 0
+    const int cap = literal_cap(arg.find(',') != std::string::npos && arg[0] != '(' ? "(" + arg + ")" : arg);
     if (cap < 0) continue;
     LintFinding& f = s.add(line_at + static_cast<std::size_t>(m.position(0)), "capability-equality",
                            grade_host_test(m[2].str(), "", cap, {cap}, context));

@@ -175,6 +175,7 @@ TEST(LintPython, PatternsFromTheWild) {
       {"if (12, 0) == cap:\n", "capability-equality@1:error"},
       {"supported = device in [(8, 9), (12, 0)]\n", "capability-membership@1:error"},
       {"if current_platform.is_device_capability(120):\n", "capability-equality@1:error"},
+      {"if not is_sm_version(10, 0):\n", "capability-equality@1:error"},
       {"return cap is not None and cap.to_int() == 100\n", "capability-equality@1:error"},
       {"if (cc_major, cc_minor) == (10, 0):\n", "capability-equality@1:error"},
       {"if major == 12 and minor == 0:\n", "capability-equality@1:error"},
