@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "audit/severity.hpp"
+
 namespace fp8kit::audit {
 
 enum class SourceKind { Unknown, Cpp, Python, CMake };
@@ -21,7 +23,9 @@ struct LintFinding {
   std::string rule;     // arch-macro-equality, arch-guard-else, capability-equality, ...
   std::string text;     // the matched source text
   std::string message;  // what is wrong
-  std::string rewrite;  // suggested family-range form (may be empty)
+  std::string rewrite;  // suggested family-range form, or why there is none
+  Severity severity = Severity::Error;
+  std::string reason;  // why this severity (the family rule, docs/lint.md)
 };
 
 struct LintError {
@@ -32,15 +36,22 @@ struct LintError {
 struct LintReport {
   std::vector<LintFinding> findings;
   std::vector<LintError> errors;
-  std::size_t files = 0;  // files read
+  std::size_t files = 0;    // files read
+  std::size_t skipped = 0;  // tests, examples and benchmarks set aside
 };
 
-// Lints one source text.
+struct LintOptions {
+  bool include_tests = false;  // read tests/, examples/, benchmarks/ and test_*.py too
+};
+
+// Lints one source text (guard templates are followed within it).
 std::vector<LintFinding> lint_source(std::string_view text, SourceKind kind, const std::string& file);
 
 // Lints files and directories (recursively: .cu .cuh .h .hpp .cpp .cc .c .cxx
-// .py, CMakeLists.txt, *.cmake; hidden directories are skipped). A named file
-// of another kind, or a path that cannot be read, is an error.
-LintReport lint_paths(const std::vector<std::string>& paths);
+// .py, CMakeLists.txt, *.cmake; hidden directories are skipped, and so are
+// tests, examples and benchmarks unless options.include_tests). A guard
+// template defined in one file is followed to its uses in all of them. A named
+// file of another kind, or a path that cannot be read, is an error.
+LintReport lint_paths(const std::vector<std::string>& paths, const LintOptions& options = {});
 
 }  // namespace fp8kit::audit

@@ -1,5 +1,10 @@
-// fp8kit lint: each pattern of docs/audit.md ("The bug class") is a case; range tests are clean.
+// fp8kit lint: each pattern of the bug class is a case, graded by the family
+// rule (docs/lint.md); range tests, family tests (majors), compiler versions,
+// counts and shapes are clean.
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "audit/lint.hpp"
 #include "test_util.hpp"
@@ -9,24 +14,46 @@ namespace {
 
 std::vector<LintFinding> lint(const std::string& text, SourceKind kind) { return lint_source(text, kind, "x"); }
 
-std::string rules(const std::vector<LintFinding>& fs) {
+// "rule@line" per finding; with severities "rule@line:severity".
+std::string rules(const std::vector<LintFinding>& fs, bool severity = false) {
   std::string s;
-  for (const auto& f : fs) s += (s.empty() ? "" : " ") + f.rule + "@" + std::to_string(f.line);
+  for (const auto& f : fs)
+    s += (s.empty() ? "" : " ") + f.rule + "@" + std::to_string(f.line) +
+         (severity ? std::string(":") + severity_name(f.severity) : "");
   return s;
 }
+
+std::string graded(const std::string& text, SourceKind kind) { return rules(lint(text, kind), true); }
 
 // ---- C++ / CUDA ------------------------------------------------------------
 
 TEST(LintCpp, ArchMacroEquality) {
   auto fs = lint("#if __CUDA_ARCH__ == 1200\n#endif\n", SourceKind::Cpp);
-  ASSERT_EQ(rules(fs), "arch-macro-equality@1");
+  ASSERT_EQ(rules(fs, true), "arch-macro-equality@1:error");
   EXPECT_EQ(fs[0].column, 5);
   EXPECT_EQ(fs[0].text, "__CUDA_ARCH__ == 1200");
   EXPECT_EQ(fs[0].rewrite, "(__CUDA_ARCH__ >= 1200 && __CUDA_ARCH__ < 1300)");
+  EXPECT_NE(fs[0].reason.find("12.1"), std::string::npos) << fs[0].reason;
   fs = lint("#if 1200 != __CUDA_ARCH__\n#endif\n", SourceKind::Cpp);
   ASSERT_EQ(rules(fs), "arch-macro-equality@1");
   EXPECT_EQ(fs[0].rewrite, "!(__CUDA_ARCH__ >= 1200 && __CUDA_ARCH__ < 1300)");
   EXPECT_EQ(rules(lint("#if (__CUDA_ARCH__==900)\n#endif\n", SourceKind::Cpp)), "arch-macro-equality@1");
+}
+
+TEST(LintCpp, SeverityByFamily) {
+  // 10.3 and 12.1 exist: error. 9.0 is alone in its family: warning. 8.x minors differ: note.
+  EXPECT_EQ(graded("#if __CUDA_ARCH__ == 1000\n#endif\n", SourceKind::Cpp), "arch-macro-equality@1:error");
+  EXPECT_EQ(graded("#if __CUDA_ARCH__ == 900\n#endif\n", SourceKind::Cpp), "arch-macro-equality@1:warning");
+  EXPECT_EQ(graded("#if __CUDA_ARCH__ == 860\n#endif\n", SourceKind::Cpp), "arch-macro-equality@1:note");
+  // A test that names both members of the family: only a future minor is missed.
+  EXPECT_EQ(graded("#if __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030\n#endif\n", SourceKind::Cpp),
+            "arch-macro-equality@1:warning arch-macro-equality@1:warning");
+  // A file that handles the sibling elsewhere has made its choice.
+  EXPECT_EQ(graded("#if __CUDA_ARCH__ == 1200\n#endif\n#if __CUDA_ARCH__ == 1210\n#endif\n", SourceKind::Cpp),
+            "arch-macro-equality@1:warning arch-macro-equality@3:warning");
+  // Another family's value elsewhere in the file does not cover this one.
+  EXPECT_EQ(graded("#if __CUDA_ARCH__ == 890\n#elif __CUDA_ARCH__ == 1200\n#endif\n", SourceKind::Cpp),
+            "arch-macro-equality@1:note arch-macro-equality@2:error");
 }
 
 TEST(LintCpp, SpecificMacrosInNewClothes) {
@@ -38,42 +65,96 @@ TEST(LintCpp, SpecificMacrosInNewClothes) {
 }
 
 TEST(LintCpp, TrappingElseOfAnEqualityGuard) {
-  const std::string src = test::read_file_text("vllm_guard.cu");
-  EXPECT_EQ(rules(lint(src, SourceKind::Cpp)), "arch-macro-equality@3 arch-guard-else@5");
+  const auto fs = lint(test::read_file_text("vllm_guard.cu"), SourceKind::Cpp);
+  EXPECT_EQ(rules(fs, true), "arch-macro-equality@3:error arch-guard-else@5:error");
 }
 
 TEST(LintCpp, ElseBranchesThatDoNothingOrTrap) {
+  // Below a lower bound or outside a range, a stub is by design: a note.
   const char* empty_else = "#if __CUDA_ARCH__ >= 890\n  work();\n#else\n#endif\n";
-  EXPECT_EQ(rules(lint(empty_else, SourceKind::Cpp)), "arch-guard-else@3");
+  EXPECT_EQ(graded(empty_else, SourceKind::Cpp), "arch-guard-else@3:note");
   const char* print_trap =
       "#if __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1000\n work();\n#else\n"
       "  printf(\"not supported on this arch\\n\");\n  __trap();\n#endif\n";
-  EXPECT_EQ(rules(lint(print_trap, SourceKind::Cpp)), "arch-guard-else@3");
+  EXPECT_EQ(graded(print_trap, SourceKind::Cpp), "arch-guard-else@3:note");
   const char* void_casts =
       "#ifdef __CUDA_ARCH_FEAT_SM90_ALL\n work(a, b);\n#else\n  (void)a;\n  (void)b;\n  return;\n#endif\n";
-  EXPECT_EQ(rules(lint(void_casts, SourceKind::Cpp)), "arch-guard-else@3");
+  EXPECT_EQ(graded(void_casts, SourceKind::Cpp), "arch-guard-else@3:note");
   const char* assert_else = "#if __CUDA_ARCH__ >= 800\n work();\n#else\n  assert(false && \"sm80+\");\n#endif\n";
-  EXPECT_EQ(rules(lint(assert_else, SourceKind::Cpp)), "arch-guard-else@3");
+  EXPECT_EQ(graded(assert_else, SourceKind::Cpp), "arch-guard-else@3:note");
+  // An exact guard's stub goes to the sibling: an error even on 8.x.
+  EXPECT_EQ(graded("#if __CUDA_ARCH__ == 800\n work();\n#else\n  __trap();\n#endif\n", SourceKind::Cpp),
+            "arch-macro-equality@1:note arch-guard-else@3:error");
+}
+
+TEST(LintCpp, WholeBodyExactGuardWithoutElse) {
+  const char* src =
+      "template <typename K> struct enable_sm120_only : K {\n"
+      "  __device__ void operator()() {\n"
+      "#if defined __CUDA_ARCH__ && __CUDA_ARCH__ == 1200\n"
+      "    K::operator()();\n"
+      "#endif\n"
+      "  }\n"
+      "};\n";
+  EXPECT_EQ(graded(src, SourceKind::Cpp), "arch-guard-else@3:error arch-macro-equality@3:error");
+  // A range around a body is the ordinary way to stub other families.
+  EXPECT_EQ(graded("__global__ void k() {\n#if __CUDA_ARCH__ >= 900\n work();\n#endif\n}\n", SourceKind::Cpp), "");
+}
+
+TEST(LintCpp, FeatureMacrosWithoutTheirSibling) {
+  const char* fast_path = "#if defined(__CUDA_ARCH_FEAT_SM100_ALL)\n fast();\n#endif\n slow();\n";
+  EXPECT_EQ(graded(fast_path, SourceKind::Cpp), "arch-feature-macro@1:warning");
+  const char* stub = "#if defined(__CUDA_ARCH_FEAT_SM120_ALL)\n work();\n#else\n __trap();\n#endif\n";
+  const auto fs = lint(stub, SourceKind::Cpp);
+  EXPECT_EQ(rules(fs, true), "arch-feature-macro@1:warning arch-guard-else@3:error");
+  EXPECT_EQ(fs[0].rewrite, "defined(__CUDA_ARCH_FEAT_SM120_ALL) || defined(__CUDA_ARCH_FEAT_SM121_ALL)");
+  EXPECT_EQ(graded("#if defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM103_ALL)\n#endif\n",
+                   SourceKind::Cpp),
+            "");
+  EXPECT_EQ(graded("#if 0 && defined(__CUDA_ARCH_FEAT_SM100_ALL)\n#endif\n", SourceKind::Cpp), "");
+}
+
+TEST(LintCpp, GuardTemplateUsesInTheSameFile) {
+  const std::string src = test::read_file_text("vllm_guard_template.cuh") +
+                          "using K = enable_sm120_only<Gemm>;\n"
+                          "struct enable_sm120_only;\n";
+  const auto fs = lint(src, SourceKind::Cpp);
+  ASSERT_FALSE(fs.empty());
+  const LintFinding& use = fs.back();
+  EXPECT_EQ(use.rule, "arch-guard-use");
+  EXPECT_EQ(use.severity, Severity::Error);
+  EXPECT_NE(use.rewrite.find("(__CUDA_ARCH__ >= 1200 && __CUDA_ARCH__ < 1300)"), std::string::npos) << use.rewrite;
 }
 
 TEST(LintCpp, CleanCode) {
   EXPECT_EQ(rules(lint(test::read_file_text("clean.cu"), SourceKind::Cpp)), "");
-  // A portable #else, a host/device split, a define in the #else.
   EXPECT_EQ(rules(lint("#if __CUDA_ARCH__ >= 800\n cp_async();\n#else\n  plain_copy();\n#endif\n", SourceKind::Cpp)),
             "");
   EXPECT_EQ(rules(lint("#if defined(__CUDA_ARCH__)\n#else\n#endif\n", SourceKind::Cpp)), "");
   EXPECT_EQ(rules(lint("#if __CUDA_ARCH__ >= 800\n#define X 1\n#else\n#define X 0\n#endif\n", SourceKind::Cpp)), "");
-  // Equality on things that are not architectures.
   EXPECT_EQ(rules(lint("if (kind == 2 && version == 8 && n != 120) {}\n", SourceKind::Cpp)), "");
+  // Compiler versions, SM counts, tag dispatch, family (major) tests.
+  EXPECT_EQ(rules(lint("#if __CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ == 8\n#endif\n", SourceKind::Cpp)), "");
+  EXPECT_EQ(rules(lint("if (CUDA_VERSION == 12080) {}\n", SourceKind::Cpp)), "");
+  EXPECT_EQ(rules(lint("if (sm_count == 148 || num_sms == 132) {}\n", SourceKind::Cpp)), "");
+  EXPECT_EQ(rules(lint("if constexpr (ArchTag::kMinComputeCapability == 90) {}\n", SourceKind::Cpp)), "");
+  EXPECT_EQ(rules(lint("if (prop.major == 10 || arch_major == 9 || get_arch_major() != 10) {}\n", SourceKind::Cpp)),
+            "");
 }
 
 TEST(LintCpp, HostSideCapabilityEquality) {
-  EXPECT_EQ(rules(lint("if (getSMVersion() == 120) {}\n", SourceKind::Cpp)), "capability-equality@1");
-  EXPECT_EQ(rules(lint("if (prop.major == 10) {}\n", SourceKind::Cpp)), "capability-equality@1");
+  EXPECT_EQ(graded("if (getSMVersion() == 120) {}\n", SourceKind::Cpp), "capability-equality@1:error");
   auto fs = lint("bool ok = sm_version != 90;\n", SourceKind::Cpp);
-  ASSERT_EQ(rules(fs), "capability-equality@1");
+  ASSERT_EQ(rules(fs, true), "capability-equality@1:warning");
   EXPECT_EQ(fs[0].rewrite, "!(sm_version >= 90 && sm_version < 100)");
   EXPECT_EQ(rules(lint("bool ok = prop.major >= 9;\n", SourceKind::Cpp)), "");
+  EXPECT_EQ(graded("if (version_num == 120) {}\n", SourceKind::Cpp), "capability-equality@1:error");
+  EXPECT_EQ(graded("if (prop.major == 12 && prop.minor == 0) {}\n", SourceKind::Cpp), "capability-equality@1:error");
+  EXPECT_EQ(graded("if (major == 10 && (minor == 0 || minor == 3)) {}\n", SourceKind::Cpp),
+            "capability-equality@1:warning");
+  // Beside an `a` target, whose cubin runs on that exact GPU only.
+  EXPECT_EQ(graded("switch (a) {\n  case CudaArch::Sm100a:\n    return smVersion == 100;\n}\n", SourceKind::Cpp),
+            "capability-equality@3:note");
 }
 
 // ---- Python ---------------------------------------------------------------
@@ -81,27 +162,33 @@ TEST(LintCpp, HostSideCapabilityEquality) {
 TEST(LintPython, PatternsFromTheWild) {
   struct Case {
     const char* code;
-    const char* rule;
+    const char* graded;
   } cases[] = {
-      {"if arch in [89, 120]:\n", "capability-membership"},
-      {"if arch == 120:\n", "capability-equality"},
-      {"if torch.cuda.get_device_capability() not in [89, 120]:\n", "capability-membership"},
-      {"if major == 10:\n", "capability-equality"},
-      {"if getSMVersion() == 120:\n", "capability-equality"},
-      {"if cap[0] in [9, 10, 11]:\n", "capability-membership"},
-      {"if not arch == Arch.sm_120a:\n", "capability-equality"},
-      {"if sm_version not in {100, 103}:\n", "capability-membership"},
-      {"if arch // 10 == 10:\n", "capability-equality"},
-      {"if torch.cuda.get_device_capability() == (12, 0):\n", "capability-equality"},
-      {"if capability != (9, 0):\n", "capability-equality"},
-      {"if (12, 0) == cap:\n", "capability-equality"},
-      {"supported = device in [(8, 9), (12, 0)]\n", "capability-membership"},
+      {"if arch in [89, 120]:\n", "capability-membership@1:error"},
+      {"if arch == 120:\n", "capability-equality@1:error"},
+      {"if torch.cuda.get_device_capability() not in [(8, 9), (12, 0)]:\n", "capability-membership@1:error"},
+      {"if getSMVersion() == 120:\n", "capability-equality@1:error"},
+      {"if not arch == Arch.sm_120a:\n", "capability-equality@1:error"},
+      {"if sm_version not in {100, 103}:\n", "capability-membership@1:warning"},
+      {"if torch.cuda.get_device_capability() == (12, 0):\n", "capability-equality@1:error"},
+      {"if capability != (9, 0):\n", "capability-equality@1:warning"},
+      {"if (12, 0) == cap:\n", "capability-equality@1:error"},
+      {"supported = device in [(8, 9), (12, 0)]\n", "capability-membership@1:error"},
+      {"if current_platform.is_device_capability(120):\n", "capability-equality@1:error"},
+      {"if not is_sm_version(10, 0):\n", "capability-equality@1:error"},
+      {"return cap is not None and cap.to_int() == 100\n", "capability-equality@1:error"},
+      {"if (cc_major, cc_minor) == (10, 0):\n", "capability-equality@1:error"},
+      {"if major == 12 and minor == 0:\n", "capability-equality@1:error"},
+      {"if major * 10 + minor == 120:\n", "capability-equality@1:error"},
+      {"if torch.cuda.get_device_capability()[0] == 12 and torch.cuda.get_device_capability()[1] == 0:\n",
+       "capability-equality@1:error"},
+      {"if cap in ((10, 0), (10, 3)):\n", "capability-membership@1:warning"},
+      {"if (major, minor) not in [(10, 0), (12, 0)]:\n", "capability-membership@1:error"},
   };
   for (const Case& c : cases) {
     const auto fs = lint(c.code, SourceKind::Python);
-    ASSERT_EQ(fs.size(), 1u) << c.code << " -> " << rules(fs);
-    EXPECT_EQ(fs[0].rule, c.rule) << c.code;
-    EXPECT_FALSE(fs[0].rewrite.empty()) << c.code;
+    EXPECT_EQ(rules(fs, true), c.graded) << c.code;
+    for (const auto& f : fs) EXPECT_FALSE(f.rewrite.empty()) << c.code;
   }
 }
 
@@ -109,6 +196,9 @@ TEST(LintPython, Rewrites) {
   EXPECT_EQ(lint("ok = cap == (12, 0)\n", SourceKind::Python).at(0).rewrite, "(12, 0) <= cap < (13, 0)");
   EXPECT_EQ(lint("ok = arch in [89, 120]\n", SourceKind::Python).at(0).rewrite, "89 <= arch < 90 or 120 <= arch < 130");
   EXPECT_EQ(lint("ok = sm not in {100, 103}\n", SourceKind::Python).at(0).rewrite, "not (100 <= sm < 110)");
+  EXPECT_EQ(lint("ok = major == 12 and minor == 0\n", SourceKind::Python).at(0).rewrite, "major == 12");
+  EXPECT_EQ(lint("ok = p.is_device_capability(120)\n", SourceKind::Python).at(0).rewrite,
+            "(p.has_device_capability(120) and not p.has_device_capability(130))");
 }
 
 TEST(LintPython, CleanCode) {
@@ -126,33 +216,130 @@ TEST(LintPython, CleanCode) {
       "if n == 120:\n"
       "    pass\n"
       "if len(shape) == 2 and dtype in [torch.float8_e4m3fn]:\n"
+      "    pass\n"
+      // Family tests, loops, shapes, counts, toolkit versions.
+      "if major == 10 or cap[0] in [9, 10, 11] or arch // 10 == 12:\n"
+      "    pass\n"
+      "for cc in [(8, 0), (9, 0)]:\n"
+      "    pass\n"
+      "xs = [f(c) for c in [(8, 9), (12, 0)]]\n"
+      "if BN in [(128, 128), (128, 256)]:\n"
+      "    pass\n"
+      "if sm_count == 148 or torch_cuda_version.major == 12:\n"
+      "    pass\n"
+      "if p.is_device_capability_family(100):\n"
       "    pass\n";
   EXPECT_EQ(rules(lint(clean, SourceKind::Python)), "");
 }
 
 // ---- CMake ------------------------------------------------------------------
 
-TEST(LintCMake, ArchListsMissingTheSiblingMinor) {
-  EXPECT_EQ(rules(lint("set(CMAKE_CUDA_ARCHITECTURES 89 90 120)\n", SourceKind::CMake)), "cmake-arch-list@1");
-  EXPECT_EQ(rules(lint("set(TORCH_CUDA_ARCH_LIST \"8.9;9.0a;10.0a;12.0a\")\n", SourceKind::CMake)),
-            "cmake-arch-list@1 cmake-arch-list@1");
-  EXPECT_EQ(
-      rules(lint("target_compile_options(k PRIVATE\n  -gencode=arch=compute_120a,code=sm_120a)\n", SourceKind::CMake)),
-      "cmake-arch-list@2");
-  EXPECT_EQ(rules(lint("set(CUDA_ARCHS 100 103 120 121)\n", SourceKind::CMake)), "");
+TEST(LintCMake, ArchLists) {
+  // An `a` target alone: the sibling cannot load it.
+  EXPECT_EQ(graded("set(TORCH_CUDA_ARCH_LIST \"8.9;9.0a;10.0a;12.0a\")\n", SourceKind::CMake),
+            "cmake-arch-list@1:error cmake-arch-list@1:error");
+  EXPECT_EQ(graded("target_compile_options(k PRIVATE\n  -gencode=arch=compute_120a,code=sm_120a)\n", SourceKind::CMake),
+            "cmake-arch-list@2:error");
+  // A plain 12.0 cubin runs on 12.1: a note, advising the family target.
+  const auto fs = lint("set(CMAKE_CUDA_ARCHITECTURES 89 90 120)\n", SourceKind::CMake);
+  ASSERT_EQ(rules(fs, true), "cmake-arch-list@1:note");
+  EXPECT_NE(fs[0].rewrite.find("120f"), std::string::npos);
+  EXPECT_EQ(rules(lint("set(CUDA_ARCHS 100a 103a 120a 121a)\n", SourceKind::CMake)), "");
   EXPECT_EQ(rules(lint("set(CUDA_ARCHS 100f 120f)\n", SourceKind::CMake)), "");
   EXPECT_EQ(rules(lint("cmake_minimum_required(VERSION 3.24)\n# CUDA_ARCHITECTURES 120\n", SourceKind::CMake)), "");
+  // Completed by a later list(APPEND); versions are no targets.
+  EXPECT_EQ(rules(lint("set(ARCHS 90a 100a)\nif(CUDA_VERSION VERSION_GREATER_EQUAL 12.9)\n"
+                       "  list(APPEND ARCHS 103a)\nendif()\n",
+                       SourceKind::CMake)),
+            "");
+  EXPECT_EQ(rules(lint("if(CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.0 AND CUDA_ARCHS)\nendif()\n",
+                       SourceKind::CMake)),
+            "");
+}
+
+std::string corpus_dir() { return std::string(FP8KIT_SOURCE_DIR) + "/tests/audit/lint_corpus"; }
+
+std::string by_file(const LintReport& r) {
+  std::string s;
+  for (const auto& f : r.findings) {
+    const std::string name = f.file.substr(f.file.rfind('/') + 1);
+    s += (s.empty() ? "" : " ") + name + ":" + f.rule + "@" + std::to_string(f.line) + ":" + severity_name(f.severity);
+  }
+  return s;
+}
+
+TEST(LintPaths, GuardTemplatesAreFollowedToTheirUsesInOtherFiles) {
+  const LintReport r = lint_paths({corpus_dir()});
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(r.files, 5u);
+  EXPECT_EQ(r.skipped, 1u);  // tests/
+  EXPECT_EQ(by_file(r),
+            "arch_lists.cmake:cmake-arch-list@3:error "
+            "scaled_mm_sm120.cu:arch-guard-use@8:error "
+            "vllm_guard.cu:arch-macro-equality@3:error vllm_guard.cu:arch-guard-else@5:error "
+            "vllm_guard_template.cuh:arch-macro-equality@11:error vllm_guard_template.cuh:arch-guard-else@13:error");
+  for (const auto& f : r.findings)
+    if (f.rule == "arch-guard-use") {
+      EXPECT_NE(f.message.find("vllm_guard_template.cuh:7"), std::string::npos) << f.message;
+      EXPECT_NE(f.rewrite.find("__CUDA_ARCH__ >= 1200 && __CUDA_ARCH__ < 1300"), std::string::npos);
+    }
+}
+
+TEST(LintPaths, CMakeAdviceFollowsTheGuardsThatRemain) {
+  // Alone, a 12.0;12.1 list is right; beside an exact guard it ships the trap.
+  EXPECT_EQ(by_file(lint_paths({corpus_dir() + "/arch_lists.cmake"})), "");
+  const LintReport r = lint_paths({corpus_dir() + "/arch_lists.cmake", corpus_dir() + "/vllm_guard.cu"});
+  ASSERT_FALSE(r.findings.empty());
+  EXPECT_EQ(r.findings[0].rule, "cmake-arch-list");
+  EXPECT_NE(r.findings[0].rewrite.find("120f"), std::string::npos);
+  EXPECT_NE(r.findings[0].reason.find("vllm_guard.cu:3"), std::string::npos) << r.findings[0].reason;
+  // A list told to add 12.1 is warned while the guard remains.
+  const std::string tmp = temp_path("lint_a_only");
+  std::filesystem::create_directories(tmp);
+  std::ofstream(tmp + "/CMakeLists.txt") << "set(CUDA_ARCHS 90a 120a)\n";
+  const LintReport a = lint_paths({tmp, corpus_dir() + "/vllm_guard.cu"});
+  ASSERT_FALSE(a.findings.empty());
+  EXPECT_NE(a.findings[0].rewrite.find("do not add the sibling"), std::string::npos) << a.findings[0].rewrite;
+}
+
+TEST(LintPaths, TestsExamplesAndBenchmarksOnlyWhenAsked) {
+  LintOptions o;
+  o.include_tests = true;
+  const LintReport r = lint_paths({corpus_dir()}, o);
+  EXPECT_EQ(r.files, 6u);
+  EXPECT_EQ(r.skipped, 0u);
+  EXPECT_NE(by_file(r).find("test_arch.py:capability-equality@3:error"), std::string::npos) << by_file(r);
+  // A file named on the command line is always read.
+  EXPECT_EQ(lint_paths({corpus_dir() + "/tests/test_arch.py"}).findings.size(), 1u);
 }
 
 TEST(LintPaths, FilesDirectoriesAndErrors) {
-  const std::string dir = std::string(FP8KIT_SOURCE_DIR) + "/tests/audit/lint_corpus";
+  const std::string dir = corpus_dir();
   LintReport r = lint_paths({dir});
   EXPECT_TRUE(r.errors.empty());
-  EXPECT_EQ(r.files, 2u);
-  EXPECT_EQ(r.findings.size(), 2u);
   r = lint_paths({dir + "/missing.cu", std::string(FP8KIT_SOURCE_DIR) + "/.gitignore"});
   EXPECT_EQ(r.errors.size(), 2u);
 }
+
+#ifdef FP8KIT_CLI
+int lint_cli(const std::string& args, std::string* out = nullptr) {
+  return run_command(std::string("'") + FP8KIT_CLI + "' lint " + args + " 2>/dev/null", out);
+}
+
+TEST(LintCli, SeverityStrictAndJson) {
+  const std::string warn = temp_path("lint_warning_only.cu");
+  std::ofstream(warn) << "#if __CUDA_ARCH__ == 900\n#endif\n";
+  EXPECT_EQ(lint_cli(warn), 0);  // a warning alone does not fail
+  EXPECT_EQ(lint_cli("--strict " + warn), 1);
+  std::string out;
+  EXPECT_EQ(lint_cli("--json " + warn, &out), 0);
+  for (const char* key : {"\"severity\": \"warning\"", "\"reason\"", "\"counts\"", "\"skipped\"", "\"exit_code\": 0"})
+    EXPECT_NE(out.find(key), std::string::npos) << key << "\n" << out;
+  EXPECT_EQ(lint_cli(corpus_dir(), &out), 1);
+  EXPECT_NE(out.find("error: arch-guard-use"), std::string::npos) << out;
+  EXPECT_NE(out.find("set aside: --include-tests"), std::string::npos) << out;
+}
+#endif
 
 }  // namespace
 }  // namespace fp8kit::audit::test

@@ -1,0 +1,297 @@
+// fp8kit lint, host-side tests in C++ and Python (capability-equality): an
+// expression that names a capability compared with == / != to a capability
+// (an integer 50-139, a (major, minor) tuple, an sm enum), the pair
+// `major == 12 and minor == 0`, `major * 10 + minor == 120`, and helpers that
+// test one capability (`is_device_capability(120)`). Major numbers alone
+// (`major == 10`, `arch // 10 == 12`) are family tests and pass.
+#include <algorithm>
+#include <cctype>
+#include <iterator>
+#include <regex>
+#include <set>
+
+#include "audit/lint_rules.hpp"
+
+namespace fp8kit::audit::lint {
+
+// An operand: a name chain with one call and one subscript, `x // 10`, a
+// `major * 10 + minor` sum, or a `(cc_major, cc_minor)` pair of names.
+#define FP8KIT_LINT_NAME R"([A-Za-z_]\w*(?:(?:\.|->|::)[A-Za-z_]\w*)*(?:\([^()\n]*\))?(?:\.[A-Za-z_]\w*\(\s*\))?)"
+const char* const kOperand = "((?:" FP8KIT_LINT_NAME R"(\s*\*\s*10\s*\+\s*)?)" FP8KIT_LINT_NAME
+                         R"((?:\[\s*\d+\s*\])?(?:\s*//\s*\d+)?|\(\s*[A-Za-z_]\w*\s*,\s*[A-Za-z_]\w*\s*\)))";
+const char* const kLit = R"((\(\s*\d+\s*,\s*\d+\s*\)|\d+\b|(?:[A-Za-z_]\w*(?:\.|::))*sm_?\d+[af]?\b))";
+#undef FP8KIT_LINT_NAME
+
+// The capability a literal names, or -1: 120, (12, 0), Arch.sm_120a.
+int literal_cap(const std::string& lit) {
+  static const std::regex tuple(R"(\(\s*(\d+)\s*,\s*(\d+)\s*\))");
+  static const std::regex smenum(R"(sm_?(\d+)[af]?$)");
+  std::smatch m;
+  if (std::regex_match(lit, m, tuple)) {
+    const int major = number(m[1].str()), minor = number(m[2].str());
+    return minor <= 9 && plausible_capability(major * 10) ? major * 10 + minor : -1;
+  }
+  if (std::regex_search(lit, m, smenum)) {
+    const int v = number(m[1].str());
+    return plausible_capability(v) ? v : -1;
+  }
+  const int v = number(lit.substr(0, 6));
+  return lit.size() <= 3 && plausible_capability(v) ? v : -1;
+}
+
+Archy operand_archy(const std::string& x) {
+  if (x.find('*') != std::string::npos && x.find('+') != std::string::npos) {
+    const std::string low = lower(x);
+    return low.find("major") != std::string::npos ? Archy::Capability : Archy::No;
+  }
+  if (!x.empty() && x[0] == '(') {
+    const std::string low = lower(x);
+    return low.find("major") != std::string::npos || low.find("cap") != std::string::npos ? Archy::Capability
+                                                                                             : Archy::No;
+  }
+  return archy(x);
+}
+
+// Whether the operand is a generated kernel's target (`op.arch`, `kspec.sm`,
+// `target_cc`): generators enumerate the targets they build, which is no
+// device test.
+bool kernel_target(const std::string& x) {
+  static const std::regex target(R"((?:^|[^\w])(?:op|operation|kspec|spec|kernel|cfg|config|profile|tactic)\s*\.|target|kernel_)",
+                                 std::regex::icase);
+  return std::regex_search(x, target);
+}
+
+namespace {
+
+struct Compare {
+  std::size_t at = 0;  // offset in the line
+  std::string text, x, op, lit;
+  int cap = -1;
+};
+
+// Whether some == / != of the line has a number (or an sm enum) beside it;
+// std::regex is slow, and most equalities compare names, strings or None.
+bool numeric_equality(const std::string& line) {
+  constexpr std::size_t kEnumReach = 40;  // `Arch.sm_120a` within this many characters
+  for (std::size_t p = line.find('='); p != std::string::npos; p = line.find('=', p + 1)) {
+    if (p == 0 || (line[p - 1] != '=' && line[p - 1] != '!')) continue;
+    std::size_t k = p + 1;
+    while (k < line.size() && (line[k] == ' ' || line[k] == '(')) ++k;
+    if (k < line.size() && std::isdigit(static_cast<unsigned char>(line[k]))) return true;
+    if (lower(line.substr(k, kEnumReach)).find("sm") != std::string::npos) return true;
+    std::size_t b = p - 1;
+    while (b > 0 && (line[b - 1] == ' ' || line[b - 1] == ')')) --b;
+    if (b > 0 && std::isdigit(static_cast<unsigned char>(line[b - 1]))) return true;
+  }
+  return false;
+}
+
+// The line's capability comparisons (x OP lit and lit OP x).
+std::vector<Compare> compares_of(const std::string& line, bool python) {
+  if (!numeric_equality(line)) return {};
+  static const std::regex fwd(std::string(kOperand) + R"(\s*(==|!=)\s*)" + kLit);
+  static const std::regex rev(R"((\(\s*\d+\s*,\s*\d+\s*\)|\b\d+)\s*(==|!=)\s*)" + std::string(kOperand));
+  std::vector<Compare> out;
+  std::set<std::size_t> seen;
+  auto keep = [&](const std::smatch& m, const std::string& x, const std::string& op, const std::string& lit) {
+    Compare c{static_cast<std::size_t>(m.position(0)), m.str(0), trim(x), op, lit, literal_cap(lit)};
+    if (c.cap < 0 || operand_archy(c.x) != Archy::Capability || (!python && lit[0] == '(')) return;
+    if (!seen.insert(c.at).second) return;
+    out.push_back(c);
+  };
+  for (auto it = std::sregex_iterator(line.begin(), line.end(), fwd); it != std::sregex_iterator(); ++it)
+    keep(*it, (*it)[1].str(), (*it)[2].str(), (*it)[3].str());
+  for (auto it = std::sregex_iterator(line.begin(), line.end(), rev); it != std::sregex_iterator(); ++it)
+    keep(*it, (*it)[3].str(), (*it)[2].str(), (*it)[1].str());
+  return out;
+}
+
+const char* const kEqualityMessage =
+    "architecture compared with an exact value: the next minor revision of the family (12.1 after 12.0, 10.3 "
+    "after 10.0) fails the test";
+
+// Whether `context` (the test's line and the two before) names the `a`
+// target of `cap` (`case CudaArch::Sm100a:`): an `a` cubin runs on that exact
+// GPU only, so the exact test is the right one.
+bool beside_a_target(const std::string& context, const std::string& lit, int cap) {
+  const std::regex a_target("sm_?" + std::to_string(cap) + "a(?![0-9a-z])", std::regex::icase);
+  const auto count = [&](const std::string& s) {
+    return std::distance(std::sregex_iterator(s.begin(), s.end(), a_target), std::sregex_iterator());
+  };
+  return count(context) > count(lit);  // the compared enum itself is no context
+}
+
+// Whether `raw` (the text around the test, comments and strings included)
+// names a sibling the test misses (`(10, 3)`, `103`, `SM103`, `10.3`,
+// `minor == 3`): the author has handled it beside the test.
+bool sibling_beside(const std::string& raw, int cap) {
+  for (int m : missed_siblings({cap})) {
+    const std::string M = std::to_string(m / 10), n = std::to_string(m % 10), mm = std::to_string(m);
+    const std::regex named("\\(\\s*" + M + "\\s*,\\s*" + n + "\\s*\\)|(?:\\b|sm_?)" + mm + "(?![0-9])|\\b" + M +
+                               "\\." + n + "(?![0-9])|minor\\s*==\\s*" + n + "\\b",
+                           std::regex::icase);
+    if (std::regex_search(raw, named)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, int>> folded_to_family_base(const std::string& code) {
+  // `if (sm > 120 && sm < 130) sm = 120;` (and >=): later `sm == 120` tests the family.
+  static const std::regex fold(
+      R"(\(\s*([A-Za-z_]\w*)\s*>=?\s*\d+\s*&&\s*\1\s*<\s*\d+\s*\)\s*\{?\s*\1\s*=\s*(\d+)\s*;)");
+  std::vector<std::pair<std::string, int>> out;
+  if (code.find("&&") == std::string::npos) return out;
+  for (const LineSpan& l : lines_of(code)) {
+    if (l.end - l.begin > kMaxRegexLine) continue;
+    const std::size_t to = std::min(code.size(), l.end + kMaxRegexLine / 4);
+    const std::string window = code.substr(l.begin, to - l.begin);
+    if (window.find("&&") == std::string::npos || window.find('<') == std::string::npos) continue;
+    std::smatch m;
+    if (std::regex_search(window, m, fold) && static_cast<std::size_t>(m.position(0)) < l.end - l.begin)
+      out.emplace_back(m[1].str(), number(m[2].str()));
+  }
+  return out;
+}
+
+Verdict grade_host_test(const std::string& x, const std::string& lit, int cap, const std::vector<int>& named,
+                        const HostContext& c) {
+  for (const auto& [var, base] : c.folded)
+    if (var == x && base == cap)
+      return {Severity::Warning, x + " is folded to " + std::to_string(base) + " for its whole family beside"};
+  static const std::regex counts(R"(sm_count|num_sms|multiprocessor)", std::regex::icase);
+  static const std::regex toolkit(R"(cuda_version|version_at_least|CUDA_VERSION|cuda_major)", std::regex::icase);
+  static const std::regex exact(R"(\bexact(ly)?\s+(?:compute|capability|cc|sm|match|arch)|\bintentional(ly)?\b|\bvalidated\b)", std::regex::icase);
+  Verdict v = exact_test_verdict(named);
+  if (v.severity == Severity::Note) return v;
+  if (beside_a_target(c.code, lit, cap))
+    return {Severity::Note, "beside the `a` target sm_" + std::to_string(cap) +
+                                "a, whose cubin runs on this exact GPU only"};
+  if (kernel_target(x))
+    return {Severity::Note, "the target of a generated kernel, not the GPU: generators list the targets they build"};
+  if (std::regex_search(c.line, counts))
+    return {Severity::Note, "tied to an SM count on the same line: tuned for one part"};
+  if (v.severity != Severity::Error) return v;
+  if (std::any_of(named.begin(), named.end(), [&](int n) { return sibling_beside(c.raw, n); }))
+    return {Severity::Warning, "the family's other GPU is named beside this test; a future minor is not"};
+  if (std::regex_search(c.raw, exact))
+    return {Severity::Warning, "the text beside the test says the exact match is meant"};
+  if (std::regex_search(c.next, toolkit))
+    return {Severity::Warning, "a toolkit requirement for this GPU on the test's line or the next"};
+  return v;
+}
+
+namespace {
+
+void plain_equalities(const std::string& line, const HostContext& context, std::size_t line_at, bool python,
+                      Sink& s) {
+  const std::vector<Compare> cs = compares_of(line, python);
+  for (const Compare& c : cs) {
+    std::vector<int> named;  // the line's equalities on the operand and family: `cap == 100 or cap == 103`
+    for (const Compare& o : cs)
+      if (o.x == c.x && o.op == c.op && o.cap / 10 == c.cap / 10) named.push_back(o.cap);
+    const Verdict v = grade_host_test(c.x, c.lit, c.cap, named, context);
+    LintFinding& f = s.add(line_at + c.at, "capability-equality", v);
+    f.text = c.text;
+    f.message = kEqualityMessage;
+    f.rewrite = equality_rewrite(c.x, c.lit, c.op == "!=", python);
+  }
+}
+
+// `prop.major == 12 && prop.minor == 0`, `major != 12 or minor != 0`,
+// `cap[0] == 12 and cap[1] == 0`;
+// `major == 10 && (minor == 0 || minor == 3)` names both members and is graded so.
+void major_minor_pairs(const std::string& line, const HostContext& context, std::size_t line_at, bool python,
+                       Sink& s) {
+  static const std::regex pair(
+      R"(([\w.>-]*major\w*|[\w.>-]+(?:\(\s*\))?\[0\])\s*(==|!=)\s*(\d+)\s*(and|or|&&|\|\|)\s*(\(?)\s*)"
+      R"(([\w.>-]*minor\w*|[\w.>-]+(?:\(\s*\))?\[1\])\s*(==|!=)\s*(\d+))");
+  static const std::regex more(R"(^\s*(?:or|\|\|)\s*(?:[\w.>-]*minor\w*|[\w.>-]+(?:\(\s*\))?\[1\])\s*==\s*(\d+))");
+  for (auto it = std::sregex_iterator(line.begin(), line.end(), pair); it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    const int major = number(m[3].str()), minor = number(m[8].str());
+    const bool eq = m[2].str() == "==" && m[7].str() == "==" && (m[4] == "and" || m[4] == "&&");
+    const bool ne = m[2].str() == "!=" && m[7].str() == "!=" && (m[4] == "or" || m[4] == "||");
+    if ((!eq && !ne) || minor > 9 || !plausible_capability(major * 10)) continue;
+    const int cap = major * 10 + minor;
+    std::vector<int> named = {cap};
+    const std::string after = line.substr(static_cast<std::size_t>(m.position(0) + m.length(0)));
+    std::string rest = after;
+    std::smatch o;
+    while (eq && m[5].length() > 0 && std::regex_search(rest, o, more)) {
+      named.push_back(major * 10 + std::min(number(o[1].str()), 9));
+      rest = o.suffix().str();
+    }
+    if (named.size() > 1) {
+      LintFinding& f = s.add(line_at + static_cast<std::size_t>(m.position(0)), "capability-equality",
+                             exact_test_verdict(named));
+      const std::string tail = trim(rest);
+      f.text = m.str(0) + after.substr(0, after.size() - rest.size()) + (!tail.empty() && tail[0] == ')' ? ")" : "");
+      f.message = "architecture tested for a list of minors: a future minor of the family fails the test";
+      f.rewrite = major_minor_rewrite(m[1].str(), m[6].str(), *std::min_element(named.begin(), named.end()),
+                                      python, false);
+      continue;
+    }
+    LintFinding& f = s.add(line_at + static_cast<std::size_t>(m.position(0)), "capability-equality",
+                           grade_host_test(m[1].str(), "", cap, {cap}, context));
+    f.text = m.str(0);
+    f.message = kEqualityMessage;
+    f.rewrite = major_minor_rewrite(m[1].str(), m[6].str(), cap, python, ne);
+  }
+}
+
+// `current_platform.is_device_capability(120)`, `is_sm_version(10, 0)`: a
+// helper that tests one capability.
+void helper_calls(const std::string& line, const HostContext& context, std::size_t line_at, Sink& s) {
+  static const std::regex call(R"(((?:[A-Za-z_]\w*\.)*)(is_\w*(?:capability|arch|sm)\w*)\(\s*(\d+|\(\s*\d+\s*,\s*\d+\s*\)|\d+\s*,\s*\d+)\s*\))");
+  for (auto it = std::sregex_iterator(line.begin(), line.end(), call); it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    const std::string name = m[2].str();
+    if (name.find("family") != std::string::npos || name.find("least") != std::string::npos ||
+        name.find("later") != std::string::npos || name.find("newer") != std::string::npos)
+      continue;
+    const std::string arg = m[3].str();  // 120, (12, 0), or the pair as two arguments: 12, 0
+    const int cap = literal_cap(arg.find(',') != std::string::npos && arg[0] != '(' ? "(" + arg + ")" : arg);
+    if (cap < 0) continue;
+    LintFinding& f = s.add(line_at + static_cast<std::size_t>(m.position(0)), "capability-equality",
+                           grade_host_test(m[2].str(), "", cap, {cap}, context));
+    f.text = m.str(0);
+    f.message = "helper tests one exact capability: the next minor revision of the family fails it";
+    const std::string cap_text = std::to_string(cap), end = std::to_string((cap / 10 + 1) * 10);
+    f.rewrite = name == "is_device_capability"
+                    ? "(" + m[1].str() + "has_device_capability(" + cap_text + ") and not " + m[1].str() +
+                          "has_device_capability(" + end + "))"
+                    : "no safe rewrite of " + name + ": test the capability against [" + cap_text + ", " + end + ")";
+  }
+}
+
+}  // namespace
+
+void rule_host_equality(const std::string& code, std::string_view raw, bool python, Sink& s) {
+  constexpr std::size_t kContextLines = 3;
+  const std::vector<LineSpan> spans = lines_of(code);
+  const auto folded = python ? std::vector<std::pair<std::string, int>>{} : folded_to_family_base(code);
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    const LineSpan& l = spans[i];
+    if (l.end - l.begin > kMaxRegexLine) continue;
+    const std::string line = code.substr(l.begin, l.end - l.begin);
+    const bool equality = line.find("==") != std::string::npos || line.find("!=") != std::string::npos;
+    const bool helper = line.find("is_") != std::string::npos;
+    if (!equality && !helper) continue;
+    const std::size_t from = spans[i >= kContextLines ? i - kContextLines : 0].begin;
+    const std::size_t to = spans[std::min(i + kContextLines, spans.size() - 1)].end;
+    const bool small = to - from <= kMaxRegexLine;
+    const std::size_t next_end = spans[std::min(i + 1, spans.size() - 1)].end;
+    const std::string next = next_end - l.begin <= kMaxRegexLine ? code.substr(l.begin, next_end - l.begin) : line;
+    const HostContext context{line, next, small ? code.substr(from, to - from) : line,
+                              small ? std::string(raw.substr(from, to - from)) : line, folded};
+    if (equality) {
+      plain_equalities(line, context, l.begin, python, s);
+      major_minor_pairs(line, context, l.begin, python, s);
+    }
+    if (helper) helper_calls(line, context, l.begin, s);
+  }
+}
+
+}  // namespace fp8kit::audit::lint
