@@ -98,19 +98,21 @@ typedef struct fp8kit_gemm_options {
                             fault of this kernel, by name (debugging aid) */
   void* workspace;       /* optional, device memory; see fp8kit_gemm_workspace_size */
   size_t workspace_size;
+  int programmatic_launch; /* nonzero: the sm90_wgmma path may start while the kernel
+                              before it on the stream finishes (programmatic dependent
+                              launch) and reads B, the weights, before that kernel has
+                              finished. Only when that kernel does not write B. Pays
+                              inside CUDA graphs (decode); off by default. */
 } fp8kit_gemm_options;
 
-/* Fills options with the defaults (AUTO path, unchecked, no workspace). The
- * environment variable FP8KIT_PATH (auto|sm90_wgmma|sm89_mma|sm75_hmma) and
- * FP8KIT_CHECKED=1 override the defaults: a way to force a path in tests. */
+/* Fills options with the defaults (AUTO path, unchecked, no workspace, no
+ * programmatic launch). The environment variables FP8KIT_PATH
+ * (auto|sm90_wgmma|sm89_mma|sm75_hmma), FP8KIT_CHECKED=1 and FP8KIT_PDL=1
+ * override the defaults: a way to force a path in tests. */
 void fp8kit_gemm_options_init(fp8kit_gemm_options* options);
 
 /* Runs D = A.B^T (x) scales (+ bias) on `stream` (a cudaStream_t; NULL is the
- * legacy default stream) on the current device. options may be NULL.
- * The sm90_wgmma path starts while the previous kernel on the stream ends
- * (programmatic dependent launch) and reads B, the weights, before that
- * kernel has finished: B must not be written by the kernel launched right
- * before this call on the same stream. */
+ * legacy default stream) on the current device. options may be NULL. */
 fp8kit_status fp8kit_gemm(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options,
                           void* stream);
 

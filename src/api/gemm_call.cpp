@@ -29,6 +29,7 @@ fp8kit_status run_gemm(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* 
   FP8KIT_RETURN_IF_FAILED(prepare_gemm(desc, options, &call));
   LaunchEnv env;
   env.checked = call.options.checked != 0;
+  env.programmatic_launch = call.options.programmatic_launch != 0;
   env.workspace = call.options.workspace;
   env.workspace_size = call.options.workspace_size;
   return launch_path("fp8kit_gemm", env.checked, stream, call.path->name, [&](const char** kernel) {

@@ -29,6 +29,8 @@ void default_options(fp8kit_gemm_options* options) {
   path_from_env(&options->path);
   const char* checked = std::getenv("FP8KIT_CHECKED");
   options->checked = checked && std::strcmp(checked, "1") == 0;
+  const char* pdl = std::getenv("FP8KIT_PDL");
+  options->programmatic_launch = pdl && std::strcmp(pdl, "1") == 0;
 }
 
 fp8kit_status resolve_options(const fp8kit_gemm_options* in, fp8kit_gemm_options* out) {

@@ -8,6 +8,7 @@ namespace fp8kit {
 
 struct LaunchEnv {
   bool checked = false;  // synchronise around the launch to attribute faults
+  bool programmatic_launch = false;  // fp8kit_gemm_options.programmatic_launch
   void* workspace = nullptr;
   size_t workspace_size = 0;
 };

@@ -121,6 +121,17 @@ TEST(Validation, BadPathEnvironment) {
   EXPECT_NE(std::string(fp8kit_last_error()).find("FP8KIT_PATH = 'sm88_magic'"), std::string::npos);
 }
 
+// Programmatic launch is opt-in: off unless the caller or FP8KIT_PDL=1 asks.
+TEST(Validation, ProgrammaticLaunchIsOptIn) {
+  fp8kit_gemm_options o;
+  fp8kit_gemm_options_init(&o);
+  EXPECT_EQ(o.programmatic_launch, 0);
+  setenv("FP8KIT_PDL", "1", 1);
+  fp8kit_gemm_options_init(&o);
+  unsetenv("FP8KIT_PDL");
+  EXPECT_EQ(o.programmatic_launch, 1);
+}
+
 TEST(Validation, WorkspaceQueryNullOutput) {
   fp8kit_gemm_desc d = valid_desc();
   EXPECT_EQ(fp8kit_gemm_workspace_size(&d, nullptr, nullptr), FP8KIT_STATUS_INVALID_ARGUMENT);

@@ -41,6 +41,8 @@ struct KernelArgs {
   fp8kit_dtype d_type;
   float* partials;          // split-K: [num_units][BLK_M * BLK_N] f32 (unused if splits == 1)
   unsigned* counters;       // split-K: [tiles * kConsumers] arrival counts, zero at launch
+  int weights_first;        // programmatic launch: the first stages' weight tiles go out before
+                            //   griddepcontrol.wait (mainloop.cuh); 0: X and Y per stage in order
 };
 
 }  // namespace fp8kit::sm90

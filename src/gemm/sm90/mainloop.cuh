@@ -19,9 +19,11 @@ namespace fp8kit::sm90 {
 
 // The producer: one thread streams X and Y tiles of every K block of every
 // unit through the stages, in the consumers' order. Programmatic dependent
-// launch: the weights (B) do not depend on the kernel before this one, so
-// the weight tiles of the first unit's first kStages K blocks go out before
-// griddepcontrol.wait; everything else after it.
+// launch (p.weights_first, opt-in: the caller promises the kernel before this
+// one does not write B): the weight tiles of the first unit's first kStages
+// K blocks go out before griddepcontrol.wait, everything else after it.
+// Without it the stages fill in order: weights first would cost ~3% per
+// launch by delaying the first stage's activations (docs/perf.md, v11).
 template <Tile T>
 __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtensorMap* tmap_y, const KernelArgs& p,
                                         SharedStorage<T>& smem) {
@@ -47,7 +49,7 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
   // K blocks of the first unit whose stage is already filled (the stages
   // start empty, so they need no wait on `empty`).
   int ahead = 0;
-  if (first_unit() < p.num_units) {
+  if (p.weights_first && first_unit() < p.num_units) {
     const Unit w = unit_of(p, first_unit());
     ahead = min(Cfg::kStages, w.kb_end - w.kb_begin);
     for (int i = 0; i < ahead; ++i) {

@@ -199,6 +199,7 @@ sm90::KernelArgs kernel_args(const GemmParams& p, const sm90::Plan& pl, const La
   args.d_cols = p.n;
   args.n_tma = n_tma_of(p);
   args.d_type = p.d_type;
+  args.weights_first = env.programmatic_launch;
   if (pl.splits > 1) {
     args.partials = static_cast<float*>(env.workspace);
     args.counters = reinterpret_cast<unsigned*>(static_cast<char*>(env.workspace) + pl.partial_bytes);
@@ -235,9 +236,10 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
 
   if (cudaError_t e = allow_smem(kern, dev.device); e != cudaSuccess) return e;
   void* kargs[] = {&map_x, &map_y, &map_d, &args};
-  // Programmatic stream serialisation: the kernel may start while the one
-  // before it in the stream finishes (the kernel's griddepcontrol.wait
-  // orders every dependent access; kernel.cuh).
+  // Programmatic stream serialisation, when asked for: the kernel may start
+  // while the one before it in the stream finishes (the kernel's
+  // griddepcontrol.wait orders every dependent access; kernel.cuh). Without
+  // the attribute griddepcontrol.wait returns at once.
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
@@ -247,7 +249,7 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
   config.dynamicSmemBytes = static_cast<size_t>(kern.smem);
   config.stream = stream;
   config.attrs = &attr;
-  config.numAttrs = 1;
+  config.numAttrs = env.programmatic_launch ? 1 : 0;
   return cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(kern.fn), kargs);
 }
 
