@@ -9,6 +9,7 @@
 #include "audit/cubin.hpp"
 #include "audit/elf.hpp"
 #include "audit/fatbin.hpp"
+#include "core/text.hpp"
 
 namespace fp8kit::audit {
 
@@ -18,12 +19,6 @@ constexpr int kMaxArchiveDepth = 4;
 
 bool is_thin_archive(Bytes b) { return b.size >= 8 && std::memcmp(b.data, "!<thin>\n", 8) == 0; }
 bool is_fatbin(Bytes b) { return b.size >= 4 && b.u32(0, "magic") == kFatbinMagic; }
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 struct Range {
   std::size_t lo, hi;

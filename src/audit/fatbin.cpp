@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string>
 
+#include "core/text.hpp"
+
 namespace fp8kit::audit {
 
 namespace {
@@ -17,15 +19,6 @@ constexpr std::uint64_t kFlagFamilySpecific = 0x200000;
 constexpr std::size_t kContainerHeader = 16;
 constexpr std::size_t kMinEntryHeader = 48;  // through the flags word
 
-std::string hex(std::uint64_t v) {
-  static const char* digits = "0123456789abcdef";
-  std::string s;
-  do {
-    s.insert(s.begin(), digits[v & 0xf]);
-    v >>= 4;
-  } while (v);
-  return "0x" + s;
-}
 }  // namespace
 
 bool fatbin_header_at(Bytes region, std::size_t off) {

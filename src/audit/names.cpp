@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "arch/config.hpp"
+#include "core/text.hpp"
 #include "audit/audit.hpp"
 
 namespace fp8kit::audit {
@@ -46,14 +47,9 @@ TensorCores tensor_cores_of(std::uint32_t ops) {
   return ops ? TensorCores::Emulated : TensorCores::None;
 }
 
-std::string image_name(const arch::Image& im) {
-  std::string s = (im.kind == arch::ImageKind::Sass ? "sm_" : "compute_") + std::to_string(im.arch);
-  if (im.variant == arch::Variant::ArchSpecific) s += 'a';
-  if (im.variant == arch::Variant::FamilySpecific) s += 'f';
-  return s;
-}
+std::string image_name(const arch::Image& im) { return im.name(); }
 
-std::string capability_name(int cap) { return std::to_string(cap / 10) + "." + std::to_string(cap % 10); }
+std::string capability_name(int cap) { return capability_text(cap); }
 
 bool parse_gpu(const std::string& text, int* cap, std::string* why) {
   std::string t = text;

@@ -15,11 +15,7 @@ Image ptx(int a, Variant v = Variant::Plain) { return {ImageKind::Ptx, a, v}; }
 std::string pick(int cap, const std::vector<Image>& images) {
   const int i = select_image(cap, images);
   if (i < 0) return "";
-  const Image& im = images[static_cast<std::size_t>(i)];
-  std::string s = (im.kind == ImageKind::Sass ? "sm_" : "compute_") + std::to_string(im.arch);
-  if (im.variant == Variant::ArchSpecific) s += "a";
-  if (im.variant == Variant::FamilySpecific) s += "f";
-  return s;
+  return images[static_cast<std::size_t>(i)].name();
 }
 
 TEST(Loader, PlainSassRunsOnLaterMinorsOfItsMajor) {

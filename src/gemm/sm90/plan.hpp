@@ -62,7 +62,7 @@ constexpr Plan shape_of() {
 }
 
 // Waves of a persistent launch of `units` equal units on `sm_count` CTAs.
-inline int64_t waves_of(int64_t units, int sm_count) { return (units + sm_count - 1) / sm_count; }
+inline int64_t waves_of(int64_t units, int sm_count) { return ceil_div(units, sm_count); }
 
 inline Plan shape_of(Tile t) {
   switch (t) {
