@@ -13,16 +13,17 @@
 // unchanged. FP8 products are exact in f16 x f16 -> f32, so both policies give
 // f32 sums of exact products.
 //
-// Tiles (compile time): CTA 128 x 128, K step 64, 4 cp.async stages, 8 warps
-// as 2 (M) x 4 (N), each warp 64 x 32 = 4 x 4 mma tiles of 16 x 8.
-//   sA: (BLK_M, BLK_K) fp8 per stage, 16-byte chunks XOR-swizzled by row pair
+// Tiles (compile time, one of mma_sync_fp8_gemm_plan.hpp's shapes): CTA
+// BLK_M x BLK_N, BLK_K bytes of K per cp.async stage, warps of 64 x 32 each
+// (4 x 4 mma tiles of 16 x 8), laid out (BLK_M / 64) x (BLK_N / 32).
+//   sA: (BLK_M, BLK_K) fp8 per stage, 16-byte chunks XOR-swizzled per bank line
 //   sB: (BLK_N, BLK_K) fp8 per stage, same swizzle
-// 64 KiB of shared memory: fits Turing's 64 KiB opt-in and SM12x's 99 KiB.
+// The host picks the shape from the device's shared memory and SM count.
 //
 // Scales: per-tensor / per-token / per-channel in the epilogue. Block scales
 // (1x128 A, 128x128 B) in the main loop: the MMA accumulators hold one
 // 128-deep K slice, then are folded into f32 master accumulators with
-// sa(row, kb) * sb(n_block, kb). BLK_N == 128 keeps one B block per CTA.
+// sa(row, kb) * sb(n_block, kb). BLK_N divides 128: one B block per CTA.
 //
 // NOTES:
 //  - Rows past M or N and 16-byte chunks past K are zero-filled (cp.async
@@ -40,37 +41,49 @@
 
 #include "arch/config.hpp"
 #include "gemm/gemm_params.hpp"
+#include "gemm/mma_sync_fp8_gemm_plan.hpp"
 
 namespace fp8kit::mma_sync {
 
-struct Tile {
-  static constexpr int kBlockM = 128;
-  static constexpr int kBlockN = 128;
-  static constexpr int kBlockK = 64;  // bytes of K per stage row
-  static constexpr int kStages = 4;
-  static constexpr int kWarpsM = 2;
-  static constexpr int kWarpsN = 4;
-  static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
-  static constexpr int kWarpM = kBlockM / kWarpsM;  // 64
-  static constexpr int kWarpN = kBlockN / kWarpsN;  // 32
+// Compile-time constants of one tile shape (mma_sync_fp8_gemm_plan.hpp).
+template <TileId kId>
+struct TileConfig {
+  static constexpr TileShape kShape = tile_shape(kId);
+  static constexpr int kBlockM = kShape.block_m;
+  static constexpr int kBlockN = kShape.block_n;
+  static constexpr int kBlockK = kShape.block_k;  // bytes of K per stage row
+  static constexpr int kStages = kShape.stages;
+  static constexpr int kWarpM = TileShape::kWarpM;  // 64
+  static constexpr int kWarpN = TileShape::kWarpN;  // 32
+  static constexpr int kWarpsM = kBlockM / kWarpM;
+  static constexpr int kWarpsN = kBlockN / kWarpN;
+  static constexpr int kThreads = kShape.threads();
   static constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 32;
   static constexpr int kTilesM = kWarpM / kMmaM;  // 4 mma tiles per warp along M
   static constexpr int kTilesN = kWarpN / kMmaN;  // 4 along N
   static constexpr int kChunk = 16;               // cp.async / ldmatrix row width, bytes
   static constexpr int kChunksK = kBlockK / kChunk;
-  static constexpr int kStageBytes = (kBlockM + kBlockN) * kBlockK;
-  static constexpr int kSmemBytes = kStages * kStageBytes;
+  static constexpr int kBankLine = 128;            // bytes: 32 banks x 4
+  static constexpr int kRowsPerLine = kBankLine / kBlockK;
+  static constexpr int kStageBytes = kShape.stage_bytes();
+  static constexpr int kSmemBytes = kShape.smem_bytes();
   static constexpr int kGroupM = 8;  // CTA rows per rasterisation group (L2 reuse of B)
   static constexpr int kKStepsPerScaleBlock = kScaleBlock / kBlockK;
+  static_assert(kScaleBlock % kBlockN == 0, "block scales need the CTA inside one 128-wide B block");
+  static_assert(kScaleBlock % kBlockK == 0, "a K tile must not straddle scale blocks");
+  static_assert(kBlockK % kMmaK == 0 && kBankLine % kBlockK == 0, "K tile: whole MMAs, rows tile a bank line");
+  static_assert(kWarpsM * kWarpM == kBlockM && kWarpsN * kWarpN == kBlockN, "warps tile the CTA");
 };
-static_assert(Tile::kBlockN == kScaleBlock, "block scales assume one B block per CTA");
-static_assert(kScaleBlock % Tile::kBlockK == 0, "a K tile must not straddle scale blocks");
 
-// Byte offset of (row, 16-byte chunk) in a (rows, kBlockK) tile. Rows are 64 B,
-// two to a 128 B bank line; XOR with (row / 2) % 4 makes the 8 rows of one
-// ldmatrix phase hit 8 distinct 16 B bank groups.
+// The 8-warp shape under its old name: the grouped kernel's tile.
+using Tile = TileConfig<TileId::K128x128x64s4>;
+
+// Byte offset of (row, 16-byte chunk) in a (rows, kBlockK) tile. kRowsPerLine
+// rows share a 128 B bank line; XOR with (row / kRowsPerLine) % kChunksK makes
+// the 8 rows of one ldmatrix phase hit 8 distinct 16 B bank groups.
+template <class T>
 __device__ __forceinline__ uint32_t swizzle(int row, int chunk) {
-  return static_cast<uint32_t>(row * Tile::kBlockK + ((chunk ^ ((row >> 1) & 3)) << 4));
+  return static_cast<uint32_t>(row * T::kBlockK + ((chunk ^ ((row / T::kRowsPerLine) % T::kChunksK)) << 4));
 }
 
 // ---- Tensor-core policies --------------------------------------------------
@@ -147,6 +160,27 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(addr));
+}
+
+// One operand's share of a stage: rows [row0, row0 + kRows) of a row-major
+// (rows_valid, k) FP8 matrix, K bytes [kt * kBlockK, (kt + 1) * kBlockK),
+// into a swizzled (kRows, kBlockK) tile at `dst`. Out-of-range chunks are
+// zero-filled.
+template <class T, int kRows>
+__device__ __forceinline__ void copy_rows(uint32_t dst, const uint8_t* base, int64_t ld, int row0, int rows_valid,
+                                          int kt, int k, int tid) {
+  constexpr int kCopies = kRows * T::kChunksK / T::kThreads;
+  static_assert(kCopies * T::kThreads == kRows * T::kChunksK, "copy work must divide evenly");
+#pragma unroll
+  for (int i = 0; i < kCopies; ++i) {
+    const int c = tid + i * T::kThreads;
+    const int row = c / T::kChunksK;
+    const int chunk = c % T::kChunksK;
+    const int kk = kt * T::kBlockK + chunk * T::kChunk;
+    const bool ok = kk < k && row0 + row < rows_valid;
+    const uint8_t* src = ok ? base + static_cast<int64_t>(row0 + row) * ld + kk : base;
+    copy_16(dst + swizzle<T>(row, chunk), src, ok);
+  }
 }
 
 // Four FP8 bytes (k = 4t..4t+3) -> two f16x2: lo = (k0, k1), hi = (k2, k3).
@@ -255,10 +289,12 @@ struct F16Mma {
 // the problem's base pointers and its row / column limits (p.m, p.n). A's
 // block scales of K block kb start at a_scale + kb * a_block_ld: p.m for a
 // dense problem; a grouped problem passes its whole row count, since its
-// experts share one scale array. smem: Tile::kSmemBytes, 128-byte aligned.
-template <template <fp8kit_dtype, fp8kit_dtype> class Mma, fp8kit_dtype TA, fp8kit_dtype TB, bool kBlockScale>
+// experts share one scale array. smem: TileConfig<kTile>::kSmemBytes,
+// 128-byte aligned.
+template <template <fp8kit_dtype, fp8kit_dtype> class Mma, fp8kit_dtype TA, fp8kit_dtype TB, bool kBlockScale,
+          TileId kTile = TileId::K128x128x64s4>
 __device__ __forceinline__ void gemm_tile(const GemmParams& p, int m0, int n0, int a_block_ld, uint8_t* smem) {
-  using T = Tile;
+  using T = TileConfig<kTile>;
   const int tid = threadIdx.x;
   const int lane = tid & 31;
   const int warp = tid >> 5;
@@ -268,28 +304,14 @@ __device__ __forceinline__ void gemm_tile(const GemmParams& p, int m0, int n0, i
 
   const int k_tiles = (p.k + T::kBlockK - 1) / T::kBlockK;
 
-  // Each thread copies (kBlockM + kBlockN) * kChunksK / kThreads chunks per stage.
-  constexpr int kChunksPerOperand = T::kBlockM * T::kChunksK;
-  constexpr int kCopiesPerThread = kChunksPerOperand / T::kThreads;
-  static_assert(kChunksPerOperand % T::kThreads == 0, "copy work must divide evenly");
-
+  // Per stage each thread copies kBlockM * kChunksK / kThreads chunks of A
+  // and kBlockN * kChunksK / kThreads of B; compile-time counts, so the copy
+  // loops unroll (a bound that depends on tid does not).
   auto load_stage = [&](int stage, int kt) {
     const uint32_t sa = smem_base + stage * T::kStageBytes;
     const uint32_t sb = sa + T::kBlockM * T::kBlockK;
-#pragma unroll
-    for (int i = 0; i < kCopiesPerThread; ++i) {
-      const int c = tid + i * T::kThreads;
-      const int row = c / T::kChunksK;
-      const int chunk = c % T::kChunksK;
-      const int kk = kt * T::kBlockK + chunk * T::kChunk;
-      const bool k_ok = kk < p.k;
-      const bool a_ok = k_ok && m0 + row < p.m;
-      const bool b_ok = k_ok && n0 + row < p.n;
-      const uint8_t* ga = a_ok ? p.a + static_cast<int64_t>(m0 + row) * p.lda + kk : p.a;
-      const uint8_t* gb = b_ok ? p.b + static_cast<int64_t>(n0 + row) * p.ldb + kk : p.b;
-      copy_16(sa + swizzle(row, chunk), ga, a_ok);
-      copy_16(sb + swizzle(row, chunk), gb, b_ok);
-    }
+    copy_rows<T, T::kBlockM>(sa, p.a, p.lda, m0, p.m, kt, p.k, tid);
+    copy_rows<T, T::kBlockN>(sb, p.b, p.ldb, n0, p.n, kt, p.k, tid);
   };
 
   float acc[T::kTilesM][T::kTilesN][4];
@@ -337,7 +359,7 @@ __device__ __forceinline__ void gemm_tile(const GemmParams& p, int m0, int n0, i
         // Matrices: (rows 0-7 | 8-15) x (k bytes 0-15 | 16-31) -> a0, a1, a2, a3.
         const int row = warp_m0 + i * T::kMmaM + (lane & 15);
         const int chunk = 2 * ks + (lane >> 4);
-        ldmatrix_x4(af[i], sa + swizzle(row, chunk));
+        ldmatrix_x4(af[i], sa + swizzle<T>(row, chunk));
       }
 #pragma unroll
       for (int j = 0; j < T::kTilesN; j += 2) {
@@ -346,7 +368,7 @@ __device__ __forceinline__ void gemm_tile(const GemmParams& p, int m0, int n0, i
         const int row = warp_n0 + j * T::kMmaN + ((lane >> 4) << 3) + (lane & 7);
         const int chunk = 2 * ks + ((lane >> 3) & 1);
         uint32_t r[4];
-        ldmatrix_x4(r, sb + swizzle(row, chunk));
+        ldmatrix_x4(r, sb + swizzle<T>(row, chunk));
         bf[j][0] = r[0];
         bf[j][1] = r[1];
         bf[j + 1][0] = r[2];
@@ -426,11 +448,12 @@ __device__ __forceinline__ void gemm_tile(const GemmParams& p, int m0, int n0, i
 
 #endif  // FP8KIT_ARCH_IN(any)
 
-template <template <fp8kit_dtype, fp8kit_dtype> class Mma, fp8kit_dtype TA, fp8kit_dtype TB, bool kBlockScale>
-__global__ void __launch_bounds__(Tile::kThreads, 1) fp8_gemm_kernel(const GemmParams p) {
+template <TileId kTile, template <fp8kit_dtype, fp8kit_dtype> class Mma, fp8kit_dtype TA, fp8kit_dtype TB,
+          bool kBlockScale>
+__global__ void __launch_bounds__(TileConfig<kTile>::kThreads, 1) fp8_gemm_kernel(const GemmParams p) {
 #if FP8KIT_ARCH_IN(FP8KIT_ARCH_ANY_MIN, FP8KIT_ARCH_END)
   extern __shared__ __align__(128) uint8_t smem[];
-  using T = Tile;
+  using T = TileConfig<kTile>;
 
   // Grouped rasterisation: kGroupM CTA rows sweep N together, sharing B in L2.
   const int tiles_m = (p.m + T::kBlockM - 1) / T::kBlockM;
@@ -442,7 +465,7 @@ __global__ void __launch_bounds__(Tile::kThreads, 1) fp8_gemm_kernel(const GemmP
   const int group_rows = min(tiles_m - first_m, T::kGroupM);
   const int tile_m = first_m + (pid % per_group) % group_rows;
   const int tile_n = (pid % per_group) / group_rows;
-  gemm_tile<Mma, TA, TB, kBlockScale>(p, tile_m * T::kBlockM, tile_n * T::kBlockN, p.m, smem);
+  gemm_tile<Mma, TA, TB, kBlockScale, kTile>(p, tile_m * T::kBlockM, tile_n * T::kBlockN, p.m, smem);
 #endif
 }
 

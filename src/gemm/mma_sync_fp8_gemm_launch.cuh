@@ -1,11 +1,17 @@
-// Host side of the portable FP8 GEMM, shared by its two kernel families
-// (sm75_fp8_gemm.cu: F16Mma, sm89_fp8_gemm.cu: Fp8Mma). Each family's source
-// includes this once with its policy; the kernels it instantiates are the
-// 8 combinations of (A dtype, B dtype, block scales) for that policy.
+// Host side of the portable FP8 GEMM, shared by its kernel families
+// (sm75_fp8_gemm.cu: F16Mma, sm89_fp8_gemm.cu: Fp8Mma, sm120_fp8_gemm.cu:
+// Fp8BlockScaledMma). Each family's source includes this once with its policy
+// and the tile shapes it carries; per shape it instantiates the 8 kernels of
+// (A dtype, B dtype, block scales), in a table generated from those template
+// parameters, so the launch-time lookup cannot disagree with the table.
 #pragma once
 
+#include <array>
 #include <climits>
+#include <cstdlib>
+#include <cstring>
 #include <string>
+#include <utility>
 
 #include "gemm/dispatch.hpp"
 #include "gemm/mma_sync_fp8_gemm.cuh"
@@ -14,57 +20,117 @@ namespace fp8kit::mma_sync {
 
 using KernelFn = void (*)(GemmParams);
 
-template <template <fp8kit_dtype, fp8kit_dtype> class Mma>
+// The kernel variants of one tile shape: index = variant_index(a, b, block).
+// Both directions (index -> template parameters, problem -> index) are here,
+// and kVariantsRoundTrip checks that they agree.
+constexpr fp8kit_dtype kVariantTypes[2] = {FP8KIT_DTYPE_E4M3, FP8KIT_DTYPE_E5M2};
+constexpr int kVariants = 8;
+constexpr int type_slot(fp8kit_dtype t) { return t == FP8KIT_DTYPE_E5M2 ? 1 : 0; }
+constexpr int variant_index(fp8kit_dtype a, fp8kit_dtype b, bool block) {
+  return (type_slot(a) * 2 + type_slot(b)) * 2 + (block ? 1 : 0);
+}
+constexpr fp8kit_dtype variant_a(int i) { return kVariantTypes[i / 4]; }
+constexpr fp8kit_dtype variant_b(int i) { return kVariantTypes[(i / 2) % 2]; }
+constexpr bool variant_block(int i) { return i % 2 == 1; }
+constexpr bool variants_round_trip() {
+  for (int i = 0; i < kVariants; ++i)
+    if (variant_index(variant_a(i), variant_b(i), variant_block(i)) != i) return false;
+  return true;
+}
+static_assert(variants_round_trip(), "variant_index and variant_a/b/block must be inverses");
+
+// `prefix` names the family in kernel names ("sm89_fp8_gemm").
+template <template <fp8kit_dtype, fp8kit_dtype> class Mma, TileId... kTiles>
 struct Family {
-  struct Entry {
-    KernelFn fn;
-    const char* name;
-  };
+  static constexpr int kTileCount = sizeof...(kTiles);
+  static constexpr TileId kCarried[kTileCount] = {kTiles...};
 
-  template <fp8kit_dtype TA, fp8kit_dtype TB, bool kBlock>
-  static constexpr Entry entry(const char* name) {
-    return Entry{&fp8_gemm_kernel<Mma, TA, TB, kBlock>, name};
+  template <TileId kTile, int kVariant>
+  static constexpr KernelFn kernel_at() {
+    return &fp8_gemm_kernel<kTile, Mma, variant_a(kVariant), variant_b(kVariant), variant_block(kVariant)>;
+  }
+  template <TileId kTile, int... I>
+  static constexpr std::array<KernelFn, kVariants> kernels_of(std::integer_sequence<int, I...>) {
+    return {kernel_at<kTile, I>()...};
+  }
+  // table[tile slot][variant]
+  static constexpr std::array<std::array<KernelFn, kVariants>, kTileCount> kTable = {
+      kernels_of<kTiles>(std::make_integer_sequence<int, kVariants>{})...};
+
+  static const char* kernel_name(const char* prefix, int tile, int variant) {
+    static const std::array<std::array<std::string, kVariants>, kTileCount> names = [prefix] {
+      std::array<std::array<std::string, kVariants>, kTileCount> n;
+      for (int t = 0; t < kTileCount; ++t)
+        for (int v = 0; v < kVariants; ++v)
+          n[t][v] = std::string(prefix) + "<" + tile_shape(kCarried[t]).name + "," +
+                    (variant_a(v) == FP8KIT_DTYPE_E5M2 ? "e5m2" : "e4m3") + "," +
+                    (variant_b(v) == FP8KIT_DTYPE_E5M2 ? "e5m2" : "e4m3") + (variant_block(v) ? ",block" : "") + ">";
+      return n;
+    }();
+    return names[tile][variant].c_str();
   }
 
-  // Index: (a is e5m2) * 4 + (b is e5m2) * 2 + block.
-  static const Entry& select(const GemmParams& p, const Entry (&table)[8]) {
-    const int idx = (p.a_type == FP8KIT_DTYPE_E5M2) * 4 + (p.b_type == FP8KIT_DTYPE_E5M2) * 2 +
-                    (p.a_scale_mode == FP8KIT_SCALE_BLOCK);
-    return table[idx];
+  // A development override of the tile choice (benchmarks, forced GPU tests):
+  // FP8KIT_MMA_SYNC_TILE=<TileShape::name>. Unset or unknown: the plan.
+  static int tile_override() {
+    static const int slot = [] {
+      const char* v = std::getenv("FP8KIT_MMA_SYNC_TILE");
+      for (int t = 0; v && t < kTileCount; ++t)
+        if (std::strcmp(v, tile_shape(kCarried[t]).name) == 0) return t;
+      return -1;
+    }();
+    return slot;
   }
 
-  static int grid_size(const GemmParams& p) {
-    const long long tiles_m = (p.m + Tile::kBlockM - 1) / Tile::kBlockM;
-    const long long tiles_n = (p.n + Tile::kBlockN - 1) / Tile::kBlockN;
-    const long long tiles = tiles_m * tiles_n;
-    return tiles > INT_MAX ? -1 : static_cast<int>(tiles);
+  static int choose(const GemmParams& p, const DeviceInfo& dev) {
+    const int forced = tile_override();
+    if (forced >= 0 && tile_shape(kCarried[forced]).smem_bytes() <= dev.smem_per_block_optin) return forced;
+    const arch::Family* family = arch::family_of(dev.cap);
+    const bool emulated = family && family->fp8_mma_sync == arch::Family::Fp8MmaSync::Emulated;
+    return choose_tile(p.m, p.n, dev, kCarried, kTileCount,
+                       emulated ? CtaPreference::LargerCtas : CtaPreference::MoreCtas);
+  }
+
+  static int64_t grid_size(const GemmParams& p, const TileShape& t) {
+    return ceil_div(p.m, t.block_m) * ceil_div(p.n, t.block_n);
   }
 
   static bool accepts(const GemmParams& p, const DeviceInfo& dev, std::string* why) {
-    if (Tile::kSmemBytes > dev.smem_per_block_optin) {
+    const int tile = choose(p, dev);
+    if (tile < 0) {
+      int least = INT_MAX;
+      for (TileId id : kCarried) least = tile_shape(id).smem_bytes() < least ? tile_shape(id).smem_bytes() : least;
       if (why)
-        *why = "the portable kernel needs " + std::to_string(Tile::kSmemBytes) +
+        *why = "the portable kernel needs " + std::to_string(least) +
                " bytes of shared memory per block; the device offers " + std::to_string(dev.smem_per_block_optin);
       return false;
     }
-    if (grid_size(p) < 0) {
-      if (why) *why = "M x N needs more than 2^31 - 1 tiles of 128 x 128";
+    const TileShape& t = tile_shape(kCarried[tile]);
+    if (grid_size(p, t) > INT_MAX) {
+      if (why)
+        *why = "M x N needs more than 2^31 - 1 tiles of " + std::to_string(t.block_m) + " x " +
+               std::to_string(t.block_n);
       return false;
     }
     return true;
   }
 
-  static cudaError_t launch(const GemmParams& p, const Entry (&table)[8], cudaStream_t stream,
-                            const char** kernel_name) {
-    const Entry& e = select(p, table);
-    *kernel_name = e.name;
+  static cudaError_t launch(const char* prefix, const GemmParams& p, const DeviceInfo& dev, cudaStream_t stream,
+                            const char** kernel_name_out) {
+    const int tile = choose(p, dev);
+    const int variant = variant_index(p.a_type, p.b_type, p.a_scale_mode == FP8KIT_SCALE_BLOCK);
+    const TileShape& t = tile_shape(kCarried[tile]);
+    const KernelFn fn = kTable[tile][variant];
+    *kernel_name_out = kernel_name(prefix, tile, variant);
     // Opting in above 48 KiB is per kernel and per device; it is idempotent
     // and cheap, so it is done on every launch rather than cached per device.
-    cudaError_t err = cudaFuncSetAttribute(e.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, Tile::kSmemBytes);
+    cudaError_t err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, t.smem_bytes());
     if (err != cudaSuccess) return err;
-    e.fn<<<grid_size(p), Tile::kThreads, Tile::kSmemBytes, stream>>>(p);
+    fn<<<static_cast<int>(grid_size(p, t)), t.threads(), t.smem_bytes(), stream>>>(p);
     return cudaGetLastError();
   }
+
+  static const void* probe() { return reinterpret_cast<const void*>(kTable[0][0]); }
 };
 
 }  // namespace fp8kit::mma_sync

@@ -14,29 +14,18 @@
 namespace fp8kit {
 namespace {
 
-using F = mma_sync::Family<mma_sync::F16Mma>;
-constexpr fp8kit_dtype E4 = FP8KIT_DTYPE_E4M3, E5 = FP8KIT_DTYPE_E5M2;
-
-const F::Entry kKernels[8] = {
-    F::entry<E4, E4, false>("sm75_fp8_gemm<e4m3,e4m3>"),
-    F::entry<E4, E4, true>("sm75_fp8_gemm<e4m3,e4m3,block>"),
-    F::entry<E4, E5, false>("sm75_fp8_gemm<e4m3,e5m2>"),
-    F::entry<E4, E5, true>("sm75_fp8_gemm<e4m3,e5m2,block>"),
-    F::entry<E5, E4, false>("sm75_fp8_gemm<e5m2,e4m3>"),
-    F::entry<E5, E4, true>("sm75_fp8_gemm<e5m2,e4m3,block>"),
-    F::entry<E5, E5, false>("sm75_fp8_gemm<e5m2,e5m2>"),
-    F::entry<E5, E5, true>("sm75_fp8_gemm<e5m2,e5m2,block>"),
-};
+// One 8-warp shape in 64 KiB: Turing's opt-in limit.
+using F = mma_sync::Family<mma_sync::F16Mma, mma_sync::TileId::K128x128x64s4>;
+constexpr const char* kName = "sm75_fp8_gemm";
 
 fp8kit_tensor_cores tensor_cores(int cap) {
   return arch::kHmmaF16.contains(cap) ? FP8KIT_TC_FALLBACK : FP8KIT_TC_NONE;
 }
 
-cudaError_t launch(const GemmParams& p, const DeviceInfo&, const LaunchEnv&, cudaStream_t stream, const char** name) {
-  return F::launch(p, kKernels, stream, name);
+cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv&, cudaStream_t stream,
+                   const char** name) {
+  return F::launch(kName, p, dev, stream, name);
 }
-
-const void* probe() { return reinterpret_cast<const void*>(kKernels[0].fn); }
 
 }  // namespace
 
@@ -44,7 +33,7 @@ const void* probe() { return reinterpret_cast<const void*>(kKernels[0].fn); }
 const GemmPath kSm75HmmaPath{
     FP8KIT_PATH_SM75_HMMA, "sm75_hmma", arch::Range{arch::kMinSupported, arch::kFp8MmaSync.lo}, &build::sm75_images,
     &tensor_cores,         &F::accepts, nullptr,                                &launch,
-    &probe,
+    &F::probe,
 };
 
 }  // namespace fp8kit
