@@ -13,7 +13,7 @@ void add_options(CLI::App& app, Options* options) {
   app.add_option("--suite", opt.suite, "suite file")->capture_default_str();
   app.add_option("--modes", opt.modes, "scale modes: tensor,token-channel,block")->delimiter(',')->capture_default_str();
   app.add_option("--out-dtype", opt.out_dtype, "D dtype: bf16, f16 or f32")->capture_default_str();
-  app.add_option("--path", opt.path, "fp8kit path: auto|sm90_wgmma|sm89_mma|sm75_hmma (default: fp8kit's)");
+  app.add_option("--path", opt.path, "fp8kit path: auto|sm90_wgmma|sm120_mma|sm89_mma|sm75_hmma (default: fp8kit's)");
   app.add_option("--json", opt.json, "write results as JSON to this file");
   app.add_option("--iters", opt.iters, "timed calls per configuration (at most)")
       ->check(CLI::Range(1, 1000))
@@ -47,7 +47,7 @@ Config configure(const Options& opt) {
   if (!opt.path.empty()) {
     c.path_given = true;
     if (!fp8kit::tools::parse_path(opt.path, &c.path))
-      throw BadArgs("--path must be auto, sm90_wgmma, sm89_mma or sm75_hmma");
+      throw BadArgs("--path must be auto, sm90_wgmma, sm120_mma, sm89_mma or sm75_hmma");
   }
   c.run_fp8kit = std::find(opt.libs.begin(), opt.libs.end(), "fp8kit") != opt.libs.end();
   c.run_cublaslt = std::find(opt.libs.begin(), opt.libs.end(), "cublaslt") != opt.libs.end();

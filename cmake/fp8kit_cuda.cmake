@@ -7,7 +7,11 @@
 # path is left out of the dispatch registry.
 
 # fp8kit_kernel_family(<var> SOURCES <files...> RANGE <lo> <hi>
-#                      [SUFFIX a] [PTX_FROM <cap>])
+#                      [SUFFIX a|f] [PTX_FROM <cap>])
+# SUFFIX a: one arch-specific image per listed target (sm_90a loads on 9.0 only).
+# SUFFIX f: ONE family image, for the lowest listed target in range (sm_120f
+# loads on 12.0, 12.1 and every later 12.x); nvcc refuses sm_120 and sm_120f
+# in one command, which is why such a source is a family of its own.
 # Creates object library <var>_objects and sets in the parent scope:
 #   <var>_ENABLED  ON/OFF
 #   <var>_IMAGES   C++ initialiser of fp8kit::arch::Image entries
@@ -21,10 +25,19 @@ function(fp8kit_kernel_family var)
   set(names "")
   set(newest 0)
   set(variant "fp8kit::arch::Variant::Plain")
+  set(family_image OFF)
   if(K_SUFFIX STREQUAL "a")
     set(variant "fp8kit::arch::Variant::ArchSpecific")
+  elseif(K_SUFFIX STREQUAL "f")
+    set(variant "fp8kit::arch::Variant::FamilySpecific")
+    set(family_image ON)
   endif()
-  foreach(cap IN LISTS FP8KIT_CUDA_TARGETS)
+  set(targets ${FP8KIT_CUDA_TARGETS})
+  list(SORT targets COMPARE NATURAL)
+  foreach(cap IN LISTS targets)
+    if(family_image AND NOT flags STREQUAL "")
+      break()  # the family image of the lowest listed target covers the rest
+    endif()
     if(cap GREATER_EQUAL lo AND cap LESS hi)
       list(APPEND flags "-gencode=arch=compute_${cap}${K_SUFFIX},code=sm_${cap}${K_SUFFIX}")
       string(APPEND images "{fp8kit::arch::ImageKind::Sass, ${cap}, ${variant}},")

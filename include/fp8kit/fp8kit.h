@@ -79,6 +79,7 @@ typedef enum fp8kit_path {
   FP8KIT_PATH_SM90_WGMMA = 1, /* Hopper sm_90a: TMA + wgmma (native FP8) */
   FP8KIT_PATH_SM89_MMA = 2,   /* mma.sync m16n8k32 FP8: native on SM89/SM12x */
   FP8KIT_PATH_SM75_HMMA = 3,  /* FP8 -> f16 in registers, HMMA: SM75 and up */
+  FP8KIT_PATH_SM120_MMA = 4,  /* SM12x sm_120f: block-scaled mma.sync, unit scales (QMMA.SF) */
   FP8KIT_PATH_FORCE_INT32 = 0x7fffffff
 } fp8kit_path;
 
@@ -107,7 +108,7 @@ typedef struct fp8kit_gemm_options {
 
 /* Fills options with the defaults (AUTO path, unchecked, no workspace, no
  * programmatic launch). The environment variables FP8KIT_PATH
- * (auto|sm90_wgmma|sm89_mma|sm75_hmma), FP8KIT_CHECKED=1 and FP8KIT_PDL=1
+ * (auto|sm90_wgmma|sm120_mma|sm89_mma|sm75_hmma), FP8KIT_CHECKED=1 and FP8KIT_PDL=1
  * override the defaults: a way to force a path in tests. */
 void fp8kit_gemm_options_init(fp8kit_gemm_options* options);
 

@@ -41,7 +41,7 @@ fp8kit_status resolve_options(const fp8kit_gemm_options* in, fp8kit_gemm_options
   }
   fp8kit_path from_env = FP8KIT_PATH_AUTO;
   if (!path_from_env(&from_env))
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "FP8KIT_PATH = '%s': must be auto, sm90_wgmma, sm89_mma or sm75_hmma",
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "FP8KIT_PATH = '%s': must be auto, sm90_wgmma, sm120_mma, sm89_mma or sm75_hmma",
                 std::getenv("FP8KIT_PATH"));
   if (!is_path(raw(out->path)))
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "options->path = %d: not a fp8kit_path", raw(out->path));

@@ -28,6 +28,8 @@
 #define FP8KIT_ARCH_FP8_MMA_MIN 890         // mma.sync e4m3/e5m2, cvt e4m3x2
 #define FP8KIT_ARCH_HOPPER_LO 900           // wgmma and TMA: Hopper family
 #define FP8KIT_ARCH_HOPPER_HI 1000
+#define FP8KIT_ARCH_SM12X_LO 1200           // consumer Blackwell: RTX 50xx, RTX PRO, GB10
+#define FP8KIT_ARCH_SM12X_HI 1300
 
 #define FP8KIT_HAS_CP_ASYNC FP8KIT_ARCH_IN(FP8KIT_ARCH_CP_ASYNC_MIN, FP8KIT_ARCH_END)
 #define FP8KIT_HAS_FP8_MMA FP8KIT_ARCH_IN(FP8KIT_ARCH_FP8_MMA_MIN, FP8KIT_ARCH_END)
@@ -37,6 +39,16 @@
 #define FP8KIT_HAS_WGMMA FP8KIT_ARCH_IN(FP8KIT_ARCH_HOPPER_LO, FP8KIT_ARCH_HOPPER_HI)
 #else
 #define FP8KIT_HAS_WGMMA 0
+#endif
+// mma.sync kind::mxf8f6f4.block_scale (QMMA.SF) needs an sm_12Xa or sm_12Xf
+// target; ptxas refuses it for plain sm_120. Both targets define the family
+// macro (1200 for sm_120f / sm_120a, 1210 for sm_121f / sm_121a); a range again.
+#if defined(__CUDA_ARCH_FAMILY_SPECIFIC__)
+#define FP8KIT_HAS_MMA_SYNC_BLOCK_SCALE                                                        \
+  (FP8KIT_ARCH_IN(FP8KIT_ARCH_SM12X_LO, FP8KIT_ARCH_SM12X_HI) &&                              \
+   __CUDA_ARCH_FAMILY_SPECIFIC__ >= FP8KIT_ARCH_SM12X_LO && __CUDA_ARCH_FAMILY_SPECIFIC__ < FP8KIT_ARCH_SM12X_HI)
+#else
+#define FP8KIT_HAS_MMA_SYNC_BLOCK_SCALE 0
 #endif
 
 // ---------------------------------------------------------------------------
@@ -89,6 +101,9 @@ constexpr const Family* family_of(int cap) {
 constexpr Range kFp8MmaSync{89, kOpenEnd};  // PTX mma e4m3/e5m2 is valid here
 constexpr Range kHmmaF16{75, kOpenEnd};     // mma.sync f16 (m16n8k8 from 7.5)
 constexpr Range kHopperWgmma{90, 100};      // sm_90a wgmma + TMA
+// mma.sync kind::mxf8f6f4.block_scale (QMMA.SF): the SM12x family, from an
+// sm_120f image (loads on 12.0, 12.1 and any later 12.x).
+constexpr Range kSm12xBlockScaledMma{120, 130};
 constexpr int kMinSupported = 75;
 
 }  // namespace fp8kit::arch

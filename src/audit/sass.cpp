@@ -27,7 +27,7 @@ std::string tensor_ops_names(std::uint32_t ops) {
     const char* name;
   } names[] = {{tc::kHmma, "HMMA"},       {tc::kImma, "IMMA"},       {tc::kQmma, "QMMA"},
                {tc::kHgmma, "HGMMA"},     {tc::kQgmma, "QGMMA"},     {tc::kUtcHmma, "UTCHMMA"},
-               {tc::kUtcImma, "UTCIMMA"}, {tc::kUtcQmma, "UTCQMMA"}, {tc::kUtcOmma, "UTCOMMA"}};
+               {tc::kUtcImma, "UTCIMMA"}, {tc::kUtcQmma, "UTCQMMA"}, {tc::kUtcOmma, "UTCOMMA"}, {tc::kQmmaSf, "QMMA.SF"}};
   std::string s;
   for (const auto& n : names)
     if (ops & n.bit) s += (s.empty() ? "" : ",") + std::string(n.name);
@@ -139,6 +139,10 @@ std::int64_t Instruction::branch_target(std::int64_t pc, int arch) const {
   return pc + 16 + off;
 }
 
+namespace {
+constexpr std::uint64_t kQmmaSfOpcodeHigh = 0x2;
+}  // namespace
+
 std::uint32_t Instruction::tensor_op() const {
   switch (cls()) {
     case Insn::Hmma:
@@ -146,7 +150,9 @@ std::uint32_t Instruction::tensor_op() const {
     case Insn::Imma:
       return tc::kImma;
     case Insn::Qmma:
-      return tc::kQmma;
+      // Bits 9-11 of the opcode field: 1 in QMMA (0x...727a), 2 in the
+      // block-scaled QMMA.SF (0x...747a), as cuobjdump shows them (docs/audit.md).
+      return ((lo >> 9) & 0x7) == kQmmaSfOpcodeHigh ? tc::kQmmaSf : tc::kQmma;
     case Insn::Hgmma:
       return tc::kHgmma;
     case Insn::Qgmma:

@@ -30,7 +30,8 @@ constexpr std::uint32_t kUtcHmma = 1u << 5;  // tcgen05.mma kind::f16/tf32 (sm_1
 constexpr std::uint32_t kUtcImma = 1u << 6;  // tcgen05.mma kind::i8
 constexpr std::uint32_t kUtcQmma = 1u << 7;  // tcgen05.mma kind::f8f6f4 / mxf8f6f4 (FP8)
 constexpr std::uint32_t kUtcOmma = 1u << 8;  // tcgen05.mma kind::mxf4* (FP4)
-constexpr std::uint32_t kFp8Native = kQmma | kQgmma | kUtcQmma;
+constexpr std::uint32_t kQmmaSf = 1u << 9;   // mma.sync kind::mxf8f6f4.block_scale (sm_12Xa/f)
+constexpr std::uint32_t kFp8Native = kQmma | kQmmaSf | kQgmma | kUtcQmma;
 }  // namespace tc
 
 // "HMMA,QMMA" style list of the bits.

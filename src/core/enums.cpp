@@ -69,6 +69,7 @@ const char* fp8kit_path_name(fp8kit_path p) {
     case FP8KIT_PATH_SM90_WGMMA: return "sm90_wgmma";
     case FP8KIT_PATH_SM89_MMA: return "sm89_mma";
     case FP8KIT_PATH_SM75_HMMA: return "sm75_hmma";
+    case FP8KIT_PATH_SM120_MMA: return "sm120_mma";
   }
   return "unknown_path";
 }

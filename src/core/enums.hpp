@@ -22,7 +22,7 @@ int raw(const E& e) {
 // Every fp8kit_path, in enum order: a path's value is its index here, so a
 // table of kPathCount entries indexed by raw(path) holds each path once.
 constexpr fp8kit_path kAllPaths[] = {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA, FP8KIT_PATH_SM89_MMA,
-                                     FP8KIT_PATH_SM75_HMMA};
+                                     FP8KIT_PATH_SM75_HMMA, FP8KIT_PATH_SM120_MMA};
 constexpr int kPathCount = static_cast<int>(std::size(kAllPaths));
 
 constexpr bool paths_are_dense() {

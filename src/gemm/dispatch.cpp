@@ -7,6 +7,9 @@ const std::vector<const GemmPath*>& gemm_paths() {
 #ifdef FP8KIT_WITH_SM90
       &kSm90WgmmaPath,
 #endif
+#ifdef FP8KIT_WITH_SM120
+      &kSm120MmaPath,
+#endif
 #ifdef FP8KIT_WITH_SM89
       &kSm89MmaPath,
 #endif

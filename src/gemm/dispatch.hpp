@@ -40,6 +40,7 @@ const GemmPath* find_path(fp8kit_path id);
 
 // Each kernel family's launcher file defines its entry.
 extern const GemmPath kSm90WgmmaPath;
+extern const GemmPath kSm120MmaPath;
 extern const GemmPath kSm89MmaPath;
 extern const GemmPath kSm75HmmaPath;
 

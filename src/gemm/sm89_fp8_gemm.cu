@@ -12,19 +12,10 @@
 namespace fp8kit {
 namespace {
 
-using F = mma_sync::Family<mma_sync::Fp8Mma>;
-constexpr fp8kit_dtype E4 = FP8KIT_DTYPE_E4M3, E5 = FP8KIT_DTYPE_E5M2;
-
-const F::Entry kKernels[8] = {
-    F::entry<E4, E4, false>("sm89_fp8_gemm<e4m3,e4m3>"),
-    F::entry<E4, E4, true>("sm89_fp8_gemm<e4m3,e4m3,block>"),
-    F::entry<E4, E5, false>("sm89_fp8_gemm<e4m3,e5m2>"),
-    F::entry<E4, E5, true>("sm89_fp8_gemm<e4m3,e5m2,block>"),
-    F::entry<E5, E4, false>("sm89_fp8_gemm<e5m2,e4m3>"),
-    F::entry<E5, E4, true>("sm89_fp8_gemm<e5m2,e4m3,block>"),
-    F::entry<E5, E5, false>("sm89_fp8_gemm<e5m2,e5m2>"),
-    F::entry<E5, E5, true>("sm89_fp8_gemm<e5m2,e5m2,block>"),
-};
+// Two CTAs of 4 warps per SM where the QMMA is native (Ada, SM12x), one CTA
+// of 8 warps where ptxas emulates it (Hopper, SM10x, SM11x); the plan picks.
+using F = mma_sync::Family<mma_sync::Fp8Mma, mma_sync::TileId::K128x64x64s4, mma_sync::TileId::K128x128x64s4>;
+constexpr const char* kName = "sm89_fp8_gemm";
 
 fp8kit_tensor_cores tensor_cores(int cap) {
   const arch::Family* f = arch::family_of(cap);
@@ -35,17 +26,16 @@ fp8kit_tensor_cores tensor_cores(int cap) {
   return f ? FP8KIT_TC_NATIVE : FP8KIT_TC_UNKNOWN;
 }
 
-cudaError_t launch(const GemmParams& p, const DeviceInfo&, const LaunchEnv&, cudaStream_t stream, const char** name) {
-  return F::launch(p, kKernels, stream, name);
+cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv&, cudaStream_t stream,
+                   const char** name) {
+  return F::launch(kName, p, dev, stream, name);
 }
-
-const void* probe() { return reinterpret_cast<const void*>(kKernels[0].fn); }
 
 }  // namespace
 
 const GemmPath kSm89MmaPath{
     FP8KIT_PATH_SM89_MMA, "sm89_mma", arch::kFp8MmaSync, &build::sm89_images, &tensor_cores, &F::accepts,
-    nullptr,              &launch,    &probe,
+    nullptr,              &launch,    &F::probe,
 };
 
 }  // namespace fp8kit

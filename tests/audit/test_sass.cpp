@@ -248,6 +248,11 @@ TEST(SassTensorOps, WordsFromTheManual) {
   EXPECT_EQ(ops(0x00ff040a080075eaull, 0x0001d80008000106ull), tc::kUtcImma);
   EXPECT_EQ(ops(0xc00c040a080075eaull, 0x0001d80008000006ull), tc::kUtcOmma);
   EXPECT_EQ(ops(0x000c040a08007deaull, 0x0181d80008000306ull), tc::kUtcQmma);  // block-scaled
+  // mma.sync FP8 on SM12x: plain QMMA.16832 (0x...727a) and the block-scaled
+  // QMMA.SF.16832 (0x...747a) differ in bits 9-11 of the opcode field.
+  EXPECT_EQ(ops(0x000000000000727aull, 0), tc::kQmma);
+  EXPECT_EQ(ops(0x000000000000747aull, 0), tc::kQmmaSf);
+  EXPECT_EQ(tensor_ops_names(tc::kQmma | tc::kQmmaSf), "QMMA,QMMA.SF");
 }
 
 }  // namespace

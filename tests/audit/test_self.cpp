@@ -21,6 +21,10 @@ std::vector<int> shipped_targets() {
 }
 
 bool is_gemm_kernel(const KernelRecord& k) { return k.demangled.find("fp8_gemm") != std::string::npos; }
+// The sm120_mma family's kernels (policy Fp8BlockScaledMma, sm120_fp8_mma.cuh).
+bool is_block_scaled_mma_kernel(const KernelRecord& k) {
+  return k.demangled.find("Fp8BlockScaledMma") != std::string::npos;
+}
 
 #ifdef FP8KIT_LIBRARY
 // Every kernel x GPU record of the built libfp8kit.so, once.
@@ -74,8 +78,12 @@ TEST_P(GemmSass, TensorCoresOfTheTarget) {
     EXPECT_EQ(k.outcome, Outcome::Sass);
     if (wgmma) {
       EXPECT_TRUE(k.tensor_ops & tc::kQgmma) << tensor_ops_names(k.tensor_ops);
+    } else if (is_block_scaled_mma_kernel(k)) {
+      // sm120_mma: the block-scaled form at unit scales, and only that.
+      EXPECT_EQ(k.tensor_ops, tc::kQmmaSf) << tensor_ops_names(k.tensor_ops);
+      EXPECT_EQ(k.image.variant, arch::Variant::FamilySpecific);
     } else if (target >= 89 && (target < 90 || target >= 120)) {
-      EXPECT_TRUE(k.tensor_ops & tc::kQmma) << tensor_ops_names(k.tensor_ops);
+      EXPECT_EQ(k.tensor_ops, tc::kQmma) << tensor_ops_names(k.tensor_ops);
     } else if (target < 89) {
       EXPECT_TRUE(k.tensor_ops & tc::kHmma) << tensor_ops_names(k.tensor_ops);
       EXPECT_FALSE(k.tensor_ops & tc::kFp8Native);
@@ -86,6 +94,46 @@ TEST_P(GemmSass, TensorCoresOfTheTarget) {
   }
   if (checked == 0) GTEST_SKIP() << "no FP8 GEMM kernel has an sm_" << target << " image in this build";
   RecordProperty("kernels", checked);
+}
+
+// Issue 14: on 12.0, 12.1 and a 12.x nobody has seen (12.3) the driver loads,
+// for every kernel of the sm120_mma family, the one sm_120f image, and it is
+// real code with QMMA.SF; the plain-QMMA sm89_mma kernels load a plain sm_12x
+// image with QMMA. Dispatch prefers sm120_mma there, and falls back to sm89_mma.
+TEST(SelfAudit, Sm12xLoadsTheFamilyImage) {
+  const auto shipped = shipped_targets();
+  if (std::find(shipped.begin(), shipped.end(), 120) == shipped.end())
+    GTEST_SKIP() << "sm_120 is not in FP8KIT_CUDA_TARGETS of this build";
+  AuditOptions o;
+  o.gpus = {120, 121, 123};
+  o.keep_records = true;
+  const AuditReport r = audit_files({FP8KIT_LIBRARY}, o);
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
+  std::map<int, int> scaled, plain;
+  for (const KernelRecord& k : r.records) {
+    const bool plain_qmma = k.demangled.find("Fp8Mma") != std::string::npos;  // the sm89_mma family
+    if (!is_gemm_kernel(k) || !(plain_qmma || is_block_scaled_mma_kernel(k))) continue;
+    SCOPED_TRACE(capability_name(k.gpu) + ": " + (k.has_image ? image_name(k.image) : "-") + " " + k.demangled);
+    ASSERT_TRUE(k.has_image);
+    EXPECT_EQ(k.outcome, Outcome::Sass);
+    EXPECT_EQ(k.image.kind, arch::ImageKind::Sass);
+    if (is_block_scaled_mma_kernel(k)) {
+      EXPECT_EQ(k.image.arch, 120);
+      EXPECT_EQ(k.image.variant, arch::Variant::FamilySpecific);
+      EXPECT_EQ(k.tensor_ops, tc::kQmmaSf) << tensor_ops_names(k.tensor_ops);
+      ++scaled[k.gpu];
+    } else {
+      EXPECT_TRUE(k.image.arch >= 120 && k.image.arch <= k.gpu) << image_name(k.image);
+      EXPECT_EQ(k.image.variant, arch::Variant::Plain);
+      EXPECT_EQ(k.tensor_ops, tc::kQmma) << tensor_ops_names(k.tensor_ops);
+      ++plain[k.gpu];
+    }
+  }
+  for (int gpu : {120, 121, 123}) {
+    EXPECT_GT(scaled[gpu], 0) << capability_name(gpu) << ": no sm120_mma kernel loads";
+    EXPECT_EQ(scaled[gpu], plain[gpu]) << capability_name(gpu) << ": the two families carry the same variants";
+  }
+  RecordProperty("sm120_kernels", scaled[120]);
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, GemmSass, ::testing::Values(75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121),
@@ -105,7 +153,10 @@ TEST(GemmSassCrossCheck, AgreesWithCuobjdump) {
     if (line.find("arch = sm_") != std::string::npos) arch = line.substr(line.find("sm_"));
     const auto f = line.find("Function : ");
     if (f != std::string::npos) fn = line.substr(f + 11);
-    for (const char* m : {" QMMA", " HMMA", " QGMMA", " BPT.TRAP"})
+    // " QMMA.SF" before " QMMA", which it contains.
+    if (line.find(" QMMA.SF") != std::string::npos) seen[fn].insert(arch + ":QMMA.SF");
+    else if (line.find(" QMMA") != std::string::npos) seen[fn].insert(arch + ":QMMA");
+    for (const char* m : {" HMMA", " QGMMA", " BPT.TRAP"})
       if (line.find(m) != std::string::npos) seen[fn].insert(arch + ":" + (m + 1));
   }
   const AuditReport& r = library_report();
@@ -115,6 +166,7 @@ TEST(GemmSassCrossCheck, AgreesWithCuobjdump) {
     const std::string key = image_name(k.image) + ":";
     auto has = [&](const char* m) { return seen[k.kernel].count(key + m) != 0; };
     EXPECT_EQ(has("QMMA"), (k.tensor_ops & tc::kQmma) != 0) << key << k.demangled;
+    EXPECT_EQ(has("QMMA.SF"), (k.tensor_ops & tc::kQmmaSf) != 0) << key << k.demangled;
     EXPECT_EQ(has("HMMA"), (k.tensor_ops & tc::kHmma) != 0) << key << k.demangled;
     EXPECT_EQ(has("QGMMA"), (k.tensor_ops & tc::kQgmma) != 0) << key << k.demangled;
     ++checked;

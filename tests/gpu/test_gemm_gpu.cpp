@@ -6,11 +6,13 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstring>
 #include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "reference/fp8_codec.hpp"
 #include "reference/gemm_check.hpp"
 
 using fp8kit::ref::GemmCase;
@@ -23,7 +25,8 @@ std::mt19937_64& rng() {
   return r;
 }
 
-const fp8kit_path kPaths[] = {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA, FP8KIT_PATH_SM89_MMA, FP8KIT_PATH_SM75_HMMA};
+const fp8kit_path kPaths[] = {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA, FP8KIT_PATH_SM120_MMA, FP8KIT_PATH_SM89_MMA,
+                               FP8KIT_PATH_SM75_HMMA};
 
 struct Modes {
   fp8kit_scale_mode a, b;
@@ -171,6 +174,45 @@ std::string shape_name(const ::testing::TestParamInfo<ShapeParam>& info) {
 INSTANTIATE_TEST_SUITE_P(Ragged, GemmShapes,
                          ::testing::Combine(::testing::ValuesIn(kPaths), ::testing::Range(0, 14), ::testing::Range(0, 3)),
                          shape_name);
+
+// ---- SM12x: QMMA.SF at unit scales gives the plain QMMA's bits ----------------
+// sm120_mma (block-scaled mma.sync, every scale 1.0) and sm89_mma (plain
+// mma.sync) on the same inputs, f32 out so nothing rounds the comparison:
+// docs/perf.md ("SM12x") says why they must agree bit for bit. Runs where both
+// load (an SM12x GPU); skips elsewhere.
+TEST(GemmSm12x, UnitScaledMmaEqualsPlainMma) {
+  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  constexpr int64_t kM = 333, kN = 1000, kK = 528;
+  for (const auto& [at, bt] : kPairs) {
+    std::vector<uint8_t> a(kM * kK), b(kN * kK);
+    std::uniform_real_distribution<double> value(-4.0, 4.0);
+    for (auto& x : a) x = fp8kit::ref::encode_fp8(at, value(rng()), true);
+    for (auto& x : b) x = fp8kit::ref::encode_fp8(bt, value(rng()), true);
+    fp8kit::ref::DeviceBuffer da(a.size()), db(b.size()), dd(kM * kN * 4);
+    da.upload(a.data(), a.size());
+    db.upload(b.data(), b.size());
+    std::vector<float> out[2];
+    const fp8kit_path paths[2] = {FP8KIT_PATH_SM120_MMA, FP8KIT_PATH_SM89_MMA};
+    for (int i = 0; i < 2; ++i) {
+      fp8kit_gemm_desc desc{};
+      desc.m = kM, desc.n = kN, desc.k = kK;
+      desc.a = da.get(), desc.lda = kK, desc.a_type = at;
+      desc.b = db.get(), desc.ldb = kK, desc.b_type = bt;
+      desc.d = dd.get(), desc.ldd = kN, desc.d_type = FP8KIT_DTYPE_F32;
+      fp8kit_gemm_options opt;
+      fp8kit_gemm_options_init(&opt);
+      opt.path = paths[i];
+      const fp8kit_status st = fp8kit_gemm(&desc, &opt, nullptr);
+      if (st == FP8KIT_STATUS_UNSUPPORTED) GTEST_SKIP() << fp8kit_path_name(paths[i]) << ": " << fp8kit_last_error();
+      ASSERT_EQ(st, FP8KIT_STATUS_SUCCESS) << fp8kit_last_error();
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      out[i].resize(kM * kN);
+      dd.download(out[i].data(), out[i].size() * 4);
+    }
+    EXPECT_EQ(std::memcmp(out[0].data(), out[1].data(), out[0].size() * 4), 0)
+        << fp8kit_dtype_name(at) << " x " << fp8kit_dtype_name(bt);
+  }
+}
 
 // ---- Refusals that need a real device ---------------------------------------
 

@@ -45,10 +45,11 @@ TEST(Dispatch, EveryKnownCapability) {
       {10, 0, FP8KIT_PATH_SM89_MMA, FP8KIT_TC_EMULATED, "sass sm_100"},
       {10, 3, FP8KIT_PATH_SM89_MMA, FP8KIT_TC_EMULATED, "sass sm_103"},
       {11, 0, FP8KIT_PATH_SM89_MMA, FP8KIT_TC_EMULATED, "sass sm_110"},
-      {12, 0, FP8KIT_PATH_SM89_MMA, FP8KIT_TC_NATIVE, "sass sm_120"},
-      {12, 1, FP8KIT_PATH_SM89_MMA, FP8KIT_TC_NATIVE, "sass sm_121"},
-      // Unknown minors: the family's newest SASS loads (same major, lower minor).
-      {12, 3, FP8KIT_PATH_SM89_MMA, FP8KIT_TC_NATIVE, "sass sm_121"},
+      // SM12x: the block-scaled family image, on every minor (issue 14).
+      {12, 0, FP8KIT_PATH_SM120_MMA, FP8KIT_TC_NATIVE, "sass sm_120f"},
+      {12, 1, FP8KIT_PATH_SM120_MMA, FP8KIT_TC_NATIVE, "sass sm_120f"},
+      // Unknown minors: the family's image loads (same major, lower minor).
+      {12, 3, FP8KIT_PATH_SM120_MMA, FP8KIT_TC_NATIVE, "sass sm_120f"},
       {10, 7, FP8KIT_PATH_SM89_MMA, FP8KIT_TC_EMULATED, "sass sm_103"},
       // Unknown major: JIT from the embedded PTX.
       {13, 0, FP8KIT_PATH_SM89_MMA, FP8KIT_TC_UNKNOWN, "ptx compute_120 (JIT)"},
@@ -63,6 +64,24 @@ TEST(Dispatch, EveryKnownCapability) {
       EXPECT_EQ(c.tensor_cores, e.tc) << e.major << "." << e.minor;
       EXPECT_STREQ(c.image, e.image) << e.major << "." << e.minor;
     }
+  }
+}
+
+// Issue 14, in any build with an SM12x target: 12.0, 12.1 and an unseen 12.3
+// all take sm120_mma's one sm_120f image; 11.x and 13.x never do.
+TEST(Dispatch, Sm12xTakesTheFamilyImage) {
+  if (!built("sm_120f")) GTEST_SKIP() << "no SM12x target in this build: " << fp8kit_build_targets();
+  for (int minor : {0, 1, 3, 9}) {
+    fp8kit_path_choice c{};
+    ASSERT_EQ(fp8kit_choose_path(12, minor, FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK, &c), FP8KIT_STATUS_SUCCESS);
+    EXPECT_EQ(c.path, FP8KIT_PATH_SM120_MMA) << "12." << minor;
+    EXPECT_STREQ(c.image, "sass sm_120f") << "12." << minor;
+    EXPECT_EQ(c.tensor_cores, FP8KIT_TC_NATIVE);
+  }
+  for (auto [major, minor] : {std::pair{11, 0}, std::pair{13, 0}}) {
+    fp8kit_path_choice c{};
+    if (fp8kit_choose_path(major, minor, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, &c) == FP8KIT_STATUS_SUCCESS)
+      EXPECT_NE(c.path, FP8KIT_PATH_SM120_MMA) << major << "." << minor;
   }
 }
 
@@ -104,6 +123,7 @@ TEST(Dispatch, NamesAreStable) {
   EXPECT_STREQ(fp8kit_path_name(FP8KIT_PATH_SM90_WGMMA), "sm90_wgmma");
   EXPECT_STREQ(fp8kit_path_name(FP8KIT_PATH_SM89_MMA), "sm89_mma");
   EXPECT_STREQ(fp8kit_path_name(FP8KIT_PATH_SM75_HMMA), "sm75_hmma");
+  EXPECT_STREQ(fp8kit_path_name(FP8KIT_PATH_SM120_MMA), "sm120_mma");
   EXPECT_STREQ(fp8kit_status_name(FP8KIT_STATUS_UNSUPPORTED), "unsupported");
   EXPECT_STREQ(fp8kit_dtype_name(FP8KIT_DTYPE_E5M2), "e5m2");
   EXPECT_STREQ(fp8kit_scale_mode_name(FP8KIT_SCALE_BLOCK), "block");
