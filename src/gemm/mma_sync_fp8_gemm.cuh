@@ -4,6 +4,8 @@
 //           lowered by ptxas to FP8->f16 conversion + HMMA on SM90/SM10x/SM11x
 //   F16Mma  the same fragments converted to f16 in registers, HMMA m16n8k16
 //           (two m16n8k8 on SM75): the path for SM75-SM87
+// (A third, Fp8BlockScaledMma, the block-scaled form at unit scales for
+// SM12x, is in sm120_fp8_mma.cuh: it needs an sm_12Xf target.)
 //
 // Both read the same shared-memory tiles with the same ldmatrix pattern: the
 // m16n8k32 8-bit fragment gives lane (g = lane/4, t = lane%4) bytes
