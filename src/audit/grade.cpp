@@ -29,19 +29,29 @@ void grade(KernelRecord& r, bool gpu_requested) {
                (gpu_requested ? "" : " (default survey list; name the GPU with --gpu to make this an error)");
     return;
   }
-  std::vector<arch::Image> portable, specific, other;
+  // Same-family real code on an earlier minor than this GPU is the
+  // equality-guard signature (sm_120 real, sm_121 a stub: the guard forgot
+  // the newer minor). Real code only on later minors is what a lower bound
+  // or a guard for one later part gives (cuSPARSELt's sm_87-only kernels,
+  // empty on 8.0 and 8.6): deliberate as a rule, worth a look.
+  std::vector<arch::Image> earlier, later, specific, other;
   for (const arch::Image& im : r.real_on) {
     if (!same_family(im.arch, r.gpu))
       other.push_back(im);
     else if (im.variant == arch::Variant::ArchSpecific)
       specific.push_back(im);
+    else if (im.arch <= r.gpu)
+      earlier.push_back(im);
     else
-      portable.push_back(im);
+      later.push_back(im);
   }
   const std::string what = r.outcome == Outcome::TrapStub ? "trap stub" : "empty body";
-  if (!portable.empty()) {
+  if (!earlier.empty()) {
     r.severity = Severity::Error;
-    r.reason = what + " where " + list(portable) + " of the same family has real code (equality-guard signature)";
+    r.reason = what + " where " + list(earlier) + " of the same family has real code (equality-guard signature)";
+  } else if (!later.empty()) {
+    r.severity = Severity::Warning;
+    r.reason = what + "; real code only in " + list(later) + ", a later member of the family (a lower bound or a guard for that part)";
   } else if (!specific.empty()) {
     r.severity = Severity::Warning;
     r.reason = what + "; real code only in " + list(specific) + ", which " + gpu +
