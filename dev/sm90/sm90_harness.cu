@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "api/operand_checks.hpp"
 #include "bench/common.hpp"
 #include "bench/suite.hpp"
 #include "gemm/sm90/dev_api.hpp"
@@ -51,26 +52,8 @@ DeviceInfo device_info() {
 // The path's view of a public descriptor (the library validated the same
 // descriptors in the plain runs; the harness builds only valid ones).
 GemmParams params_of(const fp8kit_gemm_desc& d) {
-  GemmParams p{};
+  GemmParams p = operand_params(d);
   p.m = static_cast<int>(d.m);
-  p.n = static_cast<int>(d.n);
-  p.k = static_cast<int>(d.k);
-  p.k_blocks = static_cast<int>(ceil_div(d.k, kScaleBlock));
-  p.a = static_cast<const uint8_t*>(d.a);
-  p.lda = d.lda;
-  p.b = static_cast<const uint8_t*>(d.b);
-  p.ldb = d.ldb;
-  p.d = d.d;
-  p.ldd = d.ldd;
-  p.a_type = d.a_type;
-  p.b_type = d.b_type;
-  p.d_type = d.d_type;
-  p.a_scale_mode = d.a_scale_mode;
-  p.b_scale_mode = d.b_scale_mode;
-  p.a_scale = d.a_scale;
-  p.b_scale = d.b_scale;
-  p.bias = d.bias;
-  p.bias_type = d.bias_type;
   return p;
 }
 
