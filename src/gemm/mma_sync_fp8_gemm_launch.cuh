@@ -85,10 +85,10 @@ struct Family {
   static int choose(const GemmParams& p, const DeviceInfo& dev) {
     const int forced = tile_override();
     if (forced >= 0 && tile_shape(kCarried[forced]).smem_bytes() <= dev.smem_per_block_optin) return forced;
-    const arch::Family* family = arch::family_of(dev.cap);
-    const bool emulated = family && family->fp8_mma_sync == arch::Family::Fp8MmaSync::Emulated;
-    return choose_tile(p.m, p.n, dev, kCarried, kTileCount,
-                       emulated ? CtaPreference::LargerCtas : CtaPreference::MoreCtas);
+    // Ties go to more CTAs per SM on every family: measured on the H200
+    // (emulated FP8) with ncu, the 4-warp tile beats the 8-warp one by 7-9%
+    // (docs/perf.md, "mma.sync tiles on the H200, measured with ncu").
+    return choose_tile(p.m, p.n, dev, kCarried, kTileCount, CtaPreference::MoreCtas);
   }
 
   static int64_t grid_size(const GemmParams& p, const TileShape& t) {

@@ -8,14 +8,12 @@
 //
 // Two shapes (docs/perf.md, "mma.sync tiles"):
 //   128x128x64s4  8 warps, 65,536 B: one CTA per SM. Turing's 64 KiB opt-in
-//                 (the f16 path), and the faster shape where ptxas emulates
-//                 FP8 mma.sync (H200, 4096^3: 243 TFLOP/s against 222 and 216
-//                 for the two 4-warp 128 x 64 shapes tried)
+//                 (the f16 path), and where the wave count favours it.
 //   128x64x64s4   4 warps, 49,152 B: two CTAs per SM on the 100 KB SMs of Ada
-//                 and SM12x (101,376 B per block, 102,400 per SM), where the
-//                 QMMA is native: a barrier stalls half the SM's warps, and one
-//                 CTA's epilogue overlaps the other's main loop (prediction;
-//                 no such GPU here).
+//                 and SM12x (101,376 B per block, 102,400 per SM) and on the
+//                 H200: a barrier stalls half the SM's warps, and one CTA's
+//                 epilogue overlaps the other's main loop. Measured on the
+//                 H200 (FP8 emulated): 294 against 275 TFLOP/s at 4096^3.
 #pragma once
 
 #include <cstdint>
@@ -77,9 +75,9 @@ inline int64_t tile_score(const TileShape& t, int64_t m, int64_t n, const Device
   return tiles * 1000 * warps / (waves * slots * kWarpsToSaturate);
 }
 
-// Which way equal scores go: to more, smaller CTAs per SM (native FP8
-// mma.sync), or to fewer, larger ones (ptxas-emulated FP8 mma.sync, where
-// each warp needs ~250 registers; measured on the H200, docs/perf.md).
+// Which way equal scores go: to more, smaller CTAs per SM (what the library
+// asks for on every family: measured on the H200, docs/perf.md), or to fewer,
+// larger ones (kept for the tests that pin the rule both ways).
 enum class CtaPreference { MoreCtas, LargerCtas };
 
 // Index into `carried` of the tile to launch, or -1 if none fits the device.

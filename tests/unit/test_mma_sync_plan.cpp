@@ -110,7 +110,8 @@ TEST(MmaSyncPlan, WaveEfficiencyPerSmCount) {
   EXPECT_EQ(chosen(kFp8Tiles, 2, 1024, 1088, kRtx5090, CtaPreference::MoreCtas), TileId::K128x128x64s4);
 }
 
-TEST(MmaSyncPlan, EmulatedFp8TakesOneLargeCta) {
+// On the H200 the two shapes tie on score; the preference decides (the library asks for MoreCtas).
+TEST(MmaSyncPlan, H200TiesGoByThePreference) {
   for (int64_t m : {128, 2048, 4096, 8192}) {
     SCOPED_TRACE(m);
     EXPECT_EQ(chosen(kFp8Tiles, 2, m, 4096, kH200, CtaPreference::LargerCtas), TileId::K128x128x64s4);
