@@ -1,9 +1,9 @@
 // fp8kit lint: each pattern of the bug class is a case, graded by the family
 // rule (docs/lint.md); range tests, family tests (majors), compiler versions,
 // counts and shapes are clean.
-#include <algorithm>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
