@@ -4,6 +4,7 @@ family from SM75 up, through the C library (ctypes; nothing to compile).
     import fp8kit
     q, s = fp8kit.quantize(x, "row")                      # x [M, K] bf16 -> e4m3 + [M, 1]
     d = fp8kit.scaled_mm(q, w, s, w_scale, bias=None, out_dtype=torch.bfloat16)
+    y = fp8kit.grouped_mm(q, w_experts, s, w_scales, offs)   # MoE: q [T, K] sorted by expert
 
 `fp8kit.ops` registers the torch.library operators (torch.ops.fp8kit.*), which
 torch.compile traces and CUDA graphs capture; `fp8kit.compat` has vLLM's
@@ -18,9 +19,9 @@ Importing fp8kit does not import torch; its torch parts load on first use.
 from ._lib import Error, build_targets, library_path
 
 __version__ = "0.1.0"
-__all__ = ["Error", "scaled_mm", "quantize", "library_path", "build_targets", "ops", "compat", "__version__"]
+__all__ = ["Error", "scaled_mm", "quantize", "grouped_mm", "library_path", "build_targets", "ops", "compat", "__version__"]
 
-_LAZY = {"scaled_mm": "ops", "quantize": "ops", "ops": None, "compat": None}
+_LAZY = {"scaled_mm": "ops", "quantize": "ops", "grouped_mm": "ops", "ops": None, "compat": None}
 
 
 def __getattr__(name):

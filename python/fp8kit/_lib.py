@@ -3,7 +3,7 @@
 Nothing here imports torch: `import fp8kit` and `fp8kit.Error` work without it.
 
 Descriptors are packed with `struct` into one bytes object per call (the layout of
-`fp8kit_gemm_desc` / `fp8kit_quantize_desc` in include/fp8kit/fp8kit.h, checked
+`fp8kit_gemm_desc` / `fp8kit_quantize_desc` / `fp8kit_grouped_gemm_desc` in include/fp8kit/fp8kit.h, checked
 against the ctypes mirrors below by tests/python/test_package.py): one allocation,
 no ctypes Structure built per call, and nothing shared between threads.
 """
@@ -16,6 +16,7 @@ from pathlib import Path
 # fp8kit.h enums.
 DTYPE_E4M3, DTYPE_E5M2, DTYPE_BF16, DTYPE_F16, DTYPE_F32 = range(5)
 SCALE_NONE, SCALE_TENSOR, SCALE_ROW, SCALE_COL, SCALE_BLOCK = range(5)
+GROUPED_CONTIGUOUS, GROUPED_MASKED = range(2)
 STATUS_SUCCESS, STATUS_INVALID_ARGUMENT, STATUS_UNSUPPORTED, STATUS_CUDA_ERROR, STATUS_INTERNAL_ERROR = range(5)
 _STATUS_NAMES = {1: "invalid_argument", 2: "unsupported", 3: "cuda_error", 4: "internal_error"}
 
@@ -65,11 +66,27 @@ class QuantizeDesc(ctypes.Structure):
                 ("rms_weight", ctypes.c_void_p), ("eps", ctypes.c_float)]
 
 
+class GroupedDesc(ctypes.Structure):
+    """Mirror of fp8kit_grouped_gemm_desc; the per-call path packs GROUPED_FORMAT instead."""
+
+    _fields_ = [("layout", ctypes.c_int), ("experts", ctypes.c_int64), ("rows", ctypes.c_int64),
+                ("n", ctypes.c_int64), ("k", ctypes.c_int64),
+                ("offs", ctypes.c_void_p), ("counts", ctypes.c_void_p),
+                ("a", ctypes.c_void_p), ("lda", ctypes.c_int64), ("a_type", ctypes.c_int),
+                ("b", ctypes.c_void_p), ("ldb", ctypes.c_int64), ("b_type", ctypes.c_int),
+                ("d", ctypes.c_void_p), ("ldd", ctypes.c_int64), ("d_type", ctypes.c_int),
+                ("a_scale_mode", ctypes.c_int), ("a_scale", ctypes.c_void_p),
+                ("b_scale_mode", ctypes.c_int), ("b_scale", ctypes.c_void_p),
+                ("bias", ctypes.c_void_p), ("bias_type", ctypes.c_int)]
+
+
 # Native alignment ('@') reproduces the C padding; '0q' pads the tail to 8 bytes.
 GEMM_FORMAT = "@qqqPqiPqiPqiiPiPPi0q"
 QUANTIZE_FORMAT = "@qqPqiPqiiPPf0q"
+GROUPED_FORMAT = "@iqqqqPPPqiPqiPqiiPiPPi0q"
 _pack_gemm = struct.Struct(GEMM_FORMAT).pack
 _pack_quantize = struct.Struct(QUANTIZE_FORMAT).pack
+_pack_grouped = struct.Struct(GROUPED_FORMAT).pack
 
 
 def library_path():
@@ -101,7 +118,8 @@ def library():
         except OSError as e:
             raise Error(STATUS_UNSUPPORTED, f"cannot load libfp8kit.so ({library_path()}): {e}; "
                         "set FP8KIT_LIBRARY or pip install fp8kit") from None
-        for fn in (lib.fp8kit_gemm, lib.fp8kit_gemm_select, lib.fp8kit_gemm_workspace_size):
+        for fn in (lib.fp8kit_gemm, lib.fp8kit_gemm_select, lib.fp8kit_gemm_workspace_size,
+                   lib.fp8kit_grouped_gemm):
             fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
             fn.restype = ctypes.c_int
         lib.fp8kit_quantize.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
@@ -132,6 +150,14 @@ def quantize(m, k, x, ldx, x_type, q, ldq, q_type, mode, scale, rms_weight, eps,
     """fp8kit_quantize on `stream`; pointers are ints (0 for none)."""
     desc = _pack_quantize(m, k, x, ldx, x_type, q, ldq, q_type, mode, scale, rms_weight, eps)
     check((_lib or library()).fp8kit_quantize(desc, stream))
+
+
+def grouped_gemm(layout, experts, rows, n, k, offs, counts, a, lda, a_type, b, ldb, b_type, d, ldd, d_type,
+                 a_mode, a_scale, b_mode, b_scale, bias, bias_type, stream):
+    """fp8kit_grouped_gemm with default options on `stream`; pointers are ints (0 for none)."""
+    desc = _pack_grouped(layout, experts, rows, n, k, offs, counts, a, lda, a_type, b, ldb, b_type, d, ldd, d_type,
+                         a_mode, a_scale, b_mode, b_scale, bias, bias_type)
+    check((_lib or library()).fp8kit_grouped_gemm(desc, None, stream))
 
 
 def build_targets():

@@ -5,6 +5,7 @@ functions over them.
     torch.ops.fp8kit.cutlass_scaled_mm(out, a, b, a_scales, b_scales, bias=None) -> ()   (writes out)
     torch.ops.fp8kit.quantize(x, mode="row", fp8_dtype=None, scale=None, rms_weight=None,
                               eps=1e-6, column_major_scales=True) -> (Tensor, Tensor)
+    torch.ops.fp8kit.grouped_mm(a, b, scale_a, scale_b, offs, bias=None, out_dtype=None) -> Tensor
 
 (out_dtype None: bfloat16; fp8_dtype None: float8_e4m3fn.) Each op has a fake
 implementation, so torch.compile(fullgraph=True) traces it with symbolic
@@ -22,7 +23,7 @@ implementation and its fake.
 
 import torch
 
-from . import _gemm, _quant
+from . import _gemm, _grouped, _quant
 
 _LIBRARY = torch.library.Library("fp8kit", "DEF")
 
@@ -66,6 +67,10 @@ def _quantize_fake(x, mode="row", fp8_dtype=None, scale=None, rms_weight=None, e
                                 column_major_scales)
 
 
+def _grouped_mm(a, b, scale_a, scale_b, offs, bias=None, out_dtype=None):
+    return _grouped.grouped_mm(a, b, scale_a, scale_b, offs, bias, out_dtype or torch.bfloat16)
+
+
 scaled_mm_op = _register(
     "scaled_mm", "(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, Tensor? bias=None, "
     "ScalarType? out_dtype=None) -> Tensor", _scaled_mm, _scaled_mm_fake)
@@ -76,6 +81,9 @@ quantize_op = _register(
     "quantize", "(Tensor x, str mode=\"row\", ScalarType? fp8_dtype=None, Tensor? scale=None, "
     "Tensor? rms_weight=None, float eps=1e-06, bool column_major_scales=True) -> (Tensor, Tensor)",
     _quantize, _quantize_fake)
+grouped_mm_op = _register(
+    "grouped_mm", "(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, Tensor offs, Tensor? bias=None, "
+    "ScalarType? out_dtype=None) -> Tensor", _grouped_mm, _grouped.grouped_mm_fake)
 
 
 def scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=torch.bfloat16):
@@ -101,3 +109,20 @@ def quantize(x, mode="row", fp8_dtype=torch.float8_e4m3fn, scale=None, rms_weigh
     if _eager(x):
         return _quant.quantize(x, mode, fp8_dtype, scale, rms_weight, eps, column_major_scales)
     return quantize_op(x, mode, fp8_dtype, scale, rms_weight, eps, column_major_scales)
+
+
+def grouped_mm(a, b, scale_a, scale_b, offs, bias=None, out_dtype=torch.bfloat16):
+    """Mixture-of-experts GEMM, D_e = (a_e . b_e^T) * scales_e (+ bias[e]), in one launch;
+    the argument order of torch._scaled_grouped_mm. The layout follows a's rank:
+
+        a [T, K], offs int32 [E] cumulative row ends          -> [T, N]        (contiguous, prefill)
+        a [E, max_m, K], offs = counts int32 [E] valid rows   -> [E, max_m, N] (masked, decode)
+
+    b: [E, N, K] K-contiguous, or its [E, K, N] transpose (torch's mat_b). scale_a: 1 element,
+    [E, 1, 1], per token ([T] / [T, 1]; [E, max_m] / [E, max_m, 1]) or 1x128 groups
+    ([T, ceil(K/128)]; [E, max_m, ceil(K/128)]). scale_b: 1 element, [E], [E, N] or
+    [E, ceil(N/128), ceil(K/128)]. bias: [E, N] or None. Group sizes are read on the device
+    only, so a CUDA graph replays with new offs; rows of no expert are 0 (docs/python.md)."""
+    if _eager(a):
+        return _grouped.grouped_mm(a, b, scale_a, scale_b, offs, bias, out_dtype)
+    return grouped_mm_op(a, b, scale_a, scale_b, offs, bias, out_dtype)

@@ -20,7 +20,8 @@ def test_import_does_not_import_torch():
     subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ))
 
 
-@pytest.mark.parametrize("fmt, mirror", [(_lib.GEMM_FORMAT, _lib.GemmDesc), (_lib.QUANTIZE_FORMAT, _lib.QuantizeDesc)])
+@pytest.mark.parametrize("fmt, mirror", [(_lib.GEMM_FORMAT, _lib.GemmDesc), (_lib.QUANTIZE_FORMAT, _lib.QuantizeDesc),
+                                         (_lib.GROUPED_FORMAT, _lib.GroupedDesc)])
 def test_packed_descriptor_matches_the_c_layout(fmt, mirror):
     # Every field gets a distinct value; unpacking the bytes as the ctypes mirror must give it back.
     values = []
