@@ -19,7 +19,8 @@ Importing fp8kit does not import torch; its torch parts load on first use.
 from ._lib import Error, build_targets, library_path
 
 __version__ = "0.1.0"
-__all__ = ["Error", "scaled_mm", "quantize", "grouped_mm", "library_path", "build_targets", "ops", "compat", "__version__"]
+__all__ = ["Error", "scaled_mm", "quantize", "grouped_mm", "library_path", "build_targets", "ops", "compat",
+           "__version__"]
 
 _LAZY = {"scaled_mm": "ops", "quantize": "ops", "grouped_mm": "ops", "ops": None, "compat": None}
 

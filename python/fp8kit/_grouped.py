@@ -9,7 +9,7 @@ The layout follows a's rank, as in torch._scaled_grouped_mm:
 b is [E, N, K] with K contiguous, or the [E, K, N] view of one (b.transpose(1, 2),
 K-major strides: what torch._scaled_grouped_mm and vLLM pass); the experts of b
 must be evenly spaced (stride(0) = N * row pitch). Scales, float32, logical
-shapes in b's [N, K] orientation (R = rows of one expert's slab):
+shapes in b's [N, K] orientation:
 
     scale_a  1 element (one for all) | [E, 1, 1] (per expert)
              | contiguous [T] / [T, 1], masked [E, max_m] / [E, max_m, 1] (per token)
@@ -133,12 +133,8 @@ def _bias(bias, e, n, dev):
 
 
 def _out(a, n, out_dtype, make):
-    """The result: [T, N] or [E, max_m, N], each row 16-byte aligned (a view of a padded
-    allocation when N alone does not give that; fp8kit takes any N)."""
-    per_row = T.ROW_ALIGN_BYTES // out_dtype.itemsize
-    n_pad = ceil_div(n, per_row) * per_row
-    full = make(tuple(a.shape[:-1]) + (n_pad,), dtype=out_dtype, device=a.device)
-    return full if n_pad == n else full[..., :n]
+    """The result, [T, N] or [E, max_m, N], rows 16-byte aligned as for scaled_mm."""
+    return T.padded_empty(a.shape[-2], n, out_dtype, a.device, tuple(a.shape[:-2]), make)
 
 
 def grouped_mm(a, b, scale_a, scale_b, offs, bias=None, out_dtype=torch.bfloat16):

@@ -63,15 +63,14 @@ def output_ready(t):
         and t.data_ptr() % ROW_ALIGN_BYTES == 0
 
 
-def padded_empty(m, n, dtype, device):
-    """An [m, n] tensor whose row pitch is a multiple of 16 bytes: a view of an
-    [m, n rounded up] allocation when n alone is not (fp8kit takes any N, but
-    every output row must start 16-byte aligned)."""
+def padded_empty(m, n, dtype, device, lead=(), make=torch.empty):
+    """An [*lead, m, n] tensor whose row pitch is a multiple of 16 bytes: a view of an
+    [*lead, m, n rounded up] allocation when n alone is not (fp8kit takes any N, but
+    every output row must start 16-byte aligned). make: torch.empty or torch.zeros."""
     per_row = ROW_ALIGN_BYTES // dtype.itemsize
     n_pad = _lib.ceil_div(n, per_row) * per_row
-    if n_pad == n:
-        return torch.empty((m, n), dtype=dtype, device=device)
-    return torch.empty((m, n_pad), dtype=dtype, device=device)[:, :n]
+    full = make(tuple(lead) + (m, n_pad), dtype=dtype, device=device)
+    return full if n_pad == n else full[..., :n]
 
 
 def stream(dev):

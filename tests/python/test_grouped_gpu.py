@@ -77,7 +77,7 @@ def test_masked_matches_float64_per_expert(mode):
     assert d.shape == (e, max_m, n)
     for x, c in enumerate(min(max_m, v) for v in counts.tolist()):
         if c:
-            esa, esb = _expert_scales(mode, sa[x], sb, x, slice(0, c))
+            esa, esb = _expert_scales(mode, sa if mode == "tensor" else sa[x], sb, x, slice(0, c))
             assert_close(d[x, :c], *reference(a[x, :c], b[x], esa, esb))
         assert (d[x, c:] == 0).all()
 
@@ -92,7 +92,7 @@ def test_torch_layout_of_b_gives_the_same_bits_and_matches_torch():
     assert torch.equal(fp8kit.grouped_mm(a, b.transpose(1, 2), sa, sb, offs), ours)
     try:
         theirs = torch._scaled_grouped_mm(a, b.transpose(1, 2), sa, sb, offs=offs, out_dtype=torch.bfloat16)
-    except RuntimeError as err:
+    except (RuntimeError, NotImplementedError, ValueError) as err:  # torch refuses some devices / shapes
         pytest.skip(f"torch._scaled_grouped_mm does not run here: {str(err).splitlines()[0]}")
     # Both within their rounding of the reference, so within twice of each other.
     start = 0
