@@ -4,6 +4,9 @@ namespace fp8kit {
 
 const std::vector<const GroupedPath*>& grouped_paths() {
   static const std::vector<const GroupedPath*> paths{
+#ifdef FP8KIT_WITH_SM90
+      &kSm90WgmmaGroupedPath,
+#endif
 #ifdef FP8KIT_WITH_SM89
       &kSm89MmaGroupedPath,
 #endif

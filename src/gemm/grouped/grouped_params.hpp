@@ -43,13 +43,14 @@ struct GroupedPath {
   arch::Range preferred;
   const std::vector<arch::Image>& (*images)();
   bool (*accepts)(const GroupedParams& g, const DeviceInfo& dev, std::string* why);
-  cudaError_t (*launch)(const GroupedParams& g, cudaStream_t stream, const char** kernel_name);
+  cudaError_t (*launch)(const GroupedParams& g, const DeviceInfo& dev, cudaStream_t stream, const char** kernel_name);
   const void* (*probe_kernel)();
 };
 
 // Registered grouped paths, in order of preference.
 const std::vector<const GroupedPath*>& grouped_paths();
 
+extern const GroupedPath kSm90WgmmaGroupedPath;
 extern const GroupedPath kSm89MmaGroupedPath;
 extern const GroupedPath kSm75HmmaGroupedPath;
 

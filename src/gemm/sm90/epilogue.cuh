@@ -92,6 +92,10 @@ __device__ __forceinline__ void stage_out(const float (&v)[TileConfig<T>::kAccRe
 // bytes) and the few columns in [n_tma, N) are written by plain stores from
 // the staging buffer: a TMA box ending inside a granule past N would write
 // the whole granule, into D's padding (ldd > N), which may hold user data.
+// Grouped tiles: D's map holds every expert's rows, so a sub-tile whose rows
+// run past its expert's end (into the next expert's, or rows of no expert)
+// goes out by plain stores of its rows only; TMA where it is whole, or where
+// the expert's end is D's (the map clips there).
 // On entry the staging buffer is free (no store reads it) and every thread
 // of the warpgroup is past its last read of it.
 template <Tile T, typename OutT>
@@ -103,8 +107,11 @@ __device__ __forceinline__ void store_tile(const KernelArgs& p, const CUtensorMa
 #pragma unroll
   for (int s = 0; s < Cfg::kSubTiles; ++s) {
     const int sub = sub_row0<T>(w, consumer, s);
-    const int d_row0 = Cfg::kSwap ? w.ty * Cfg::kBlockN : sub;
-    const int d_col0 = Cfg::kSwap ? sub : w.ty * Cfg::kBlockN;
+    // D row = A's kernel row (global in D), D column = B's minus the expert's base.
+    const int d_row0 = Cfg::kSwap ? w.y0 : sub;
+    const int d_col0 = (Cfg::kSwap ? sub : w.y0) - w.n_base;
+    const int row_end = Cfg::kSwap ? w.y_end : w.x_end;  // <= d_rows
+    const bool tma_rows = d_row0 + Cfg::kOutRows <= row_end || row_end >= p.d_rows;
 #pragma unroll
     for (int pass = 0; pass < S::kPasses; ++pass) {
       if (s > 0 || pass > 0) {  // the previous pass's store must have read the staging buffer
@@ -118,19 +125,19 @@ __device__ __forceinline__ void store_tile(const KernelArgs& p, const CUtensorMa
       consumer_barrier(consumer);
       const int col_lo = d_col0 + pass * S::kPassCols;
       if (thread == 0) {
-        for (int c = 0; c < S::kChunksPerPass && col_lo + c * S::kChunkCols < p.n_tma; ++c) {
+        for (int c = 0; tma_rows && c < S::kChunksPerPass && col_lo + c * S::kChunkCols < p.n_tma; ++c) {
           const int32_t coords[2] = {col_lo + c * S::kChunkCols, d_row0};
           cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, tmap_d, coords,
                                           staging + c * S::kChunkBytes);
         }
         cuda::ptx::cp_async_bulk_commit_group();
       }
-      const int tail_lo = max(p.n_tma, col_lo), tail_hi = min(p.d_cols, col_lo + S::kPassCols);
+      const int tail_lo = tma_rows ? max(p.n_tma, col_lo) : col_lo, tail_hi = min(p.d_cols, col_lo + S::kPassCols);
       if (tail_lo < tail_hi) {  // uniform over the warpgroup; the next pass starts with a barrier
         const int width = tail_hi - tail_lo;
-        for (int i = thread; i < Cfg::kOutRows * width; i += kWarpgroupThreads) {
+        const int rows = min(Cfg::kOutRows, row_end - d_row0);
+        for (int i = thread; i < rows * width; i += kWarpgroupThreads) {
           const int r = i / width, col = tail_lo + i % width - col_lo;
-          if (d_row0 + r >= p.d_rows) continue;
           const uint8_t* src =
               staging + (col / S::kChunkCols) * S::kChunkBytes + swizzle128(r, (col % S::kChunkCols) * elem);
           OutT* dst = static_cast<OutT*>(p.d) + int64_t{d_row0 + r} * p.ldd + col_lo + col;
@@ -154,12 +161,12 @@ __device__ __forceinline__ bool reduce_splits(const KernelArgs& p, const Unit& w
   constexpr int BN = Cfg::kBlockN;
   constexpr int64_t kPartial = int64_t{R} * kWarpgroupThreads;  // one sub-tile
   constexpr int64_t kPerConsumer = kPartial * Cfg::kSubTiles;
-  const Fragment f(sub_row0<T>(w, consumer, 0), w.ty * BN, thread);
+  const Fragment f(sub_row0<T>(w, consumer, 0), w.y0, thread);
   // (Swapped tiles only: in the others every element is stored, which
   // keeps the 256 x 128 tiles' registers free of the predicates.)
   auto inside = [&](int s, int j, int h, int e) {
     if constexpr (!Cfg::kSwap) return true;
-    return f.row0 + s * kWgmmaM + 8 * h < p.rows_x && f.col0 + 8 * j + e < p.rows_y;
+    return f.row0 + s * kWgmmaM + 8 * h < w.x_end && f.col0 + 8 * j + e < w.y_end;
   };
   float* mine = p.partials + (int64_t{unit} * kConsumers + consumer) * kPerConsumer;
 #pragma unroll

@@ -15,7 +15,7 @@ using Accumulators = float[TileConfig<T>::kSubTiles][TileConfig<T>::kAccRegs];
 template <Tile T>
 __device__ __forceinline__ int sub_row0(const Unit& w, int consumer, int s) {
   using Cfg = TileConfig<T>;
-  return w.tx * Cfg::kBlockM + (consumer * Cfg::kSubTiles + s) * kWgmmaM;
+  return w.x0 + (consumer * Cfg::kSubTiles + s) * kWgmmaM;
 }
 
 // Fragment geometry of an m64 x BN f32 accumulator (wgmma D layout): thread t

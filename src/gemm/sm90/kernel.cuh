@@ -26,6 +26,10 @@
 
 #include <cuda.h>  // CUtensorMap (types only; the driver is reached through cudart)
 
+// The grouped tiles' block scan (tile_scheduler.cuh). CUB declares kernels of
+// its own, which the host pass's launch stubs must see as the device pass does.
+#include <cub/block/block_scan.cuh>
+
 #include "arch/config.hpp"
 #include "fp8kit/fp8kit.h"
 #include "gemm/sm90/kernel_args.hpp"
@@ -58,11 +62,12 @@ __device__ __forceinline__ void consume(const KernelArgs& p, const CUtensorMap* 
   PipelineState<Cfg::kStages> ps;
   bool store_pending = false;  // a TMA store from the staging buffer may still be reading it
   ptx::griddep_wait();  // scales, bias, D and the split-K workspace belong to the stream's order
-  for (int u = first_unit(); u < p.num_units; u = next_unit(u)) {
-    const Unit w = unit_of(p, u);
-    const ColFactor cf = load_col_factor<T>(p, w.ty, thread);
+  const int units = unit_count<T>(p, smem);
+  for (int u = first_unit(); u < units; u = next_unit(u)) {
+    const Unit w = unit_of<T>(p, u, smem);
+    const ColFactor cf = load_col_factor<T>(p, w, thread);
     RowFactors<T> rf;
-    rf.load(p, Fragment(sub_row0<T>(w, consumer, 0), w.ty * Cfg::kBlockN, thread).row0);
+    rf.load(p, w, Fragment(sub_row0<T>(w, consumer, 0), w.y0, thread).row0);
     mma_unit<T, TX, TY>(w, smem, ps, consumer, thread, acc0, acc1, master);
     epilogue<T>(p, tmap_d, w, u, consumer, thread, master, rf, cf, smem, store_pending);
   }
@@ -92,6 +97,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
+  build_group_table<T>(p, smem);  // grouped tiles only
   __syncthreads();
   // Programmatic dependent launch: the next kernel of the stream may start
   // its CTAs on idle SMs now; it waits (griddepcontrol.wait) for this whole

@@ -15,12 +15,33 @@
 
 namespace fp8kit::sm90 {
 
-// A side's scales. Vector modes: TENSOR (one), ROW / COL (one per kernel
-// row of that side), NONE. BLOCK: the layout of fp8kit.h (per row on A's
-// side, [k_blocks, M]; per 128-block on B's, [N / 128, k_blocks]).
+// A side's scales. Vector modes: TENSOR (one; grouped: one per expert),
+// ROW / COL (one per kernel row of that side, indexed by the row in the
+// side's tensor map, which is the layout of fp8kit.h in grouped launches
+// too), NONE. BLOCK: the layout of fp8kit.h (per row on A's side,
+// [k_blocks, block_ld]; per 128-block on B's, [N / 128, k_blocks]), expert
+// e's at ptr + e * expert_stride. Dense: block_ld = M, expert_stride = 0.
+// Grouped A rows are the map's rows, R = T or E * max_m: contiguous has
+// block_ld = T, stride 0; masked [E, k_blocks, max_m] has block_ld = max_m
+// and stride (k_blocks - 1) * max_m, since expert e's rows start at map row
+// e * max_m. Grouped B: stride ceil(N / 128) * k_blocks.
 struct SideScales {
   fp8kit_scale_mode mode;
   const float* ptr;
+  int block_ld;
+  int64_t expert_stride;
+};
+
+// Grouped launches (tile_scheduler.cuh): what the CTA's unit table is built
+// from. Kernel rows of the A side are rows of A's map ([T, K] or
+// [E * max_m, K]); of the B side, rows of B as [E * N, K].
+struct GroupedArgs {
+  const int32_t* groups;  // device offs (contiguous) or counts (masked), [experts]
+  int experts;            // <= kMaxGroupedExperts
+  int rows;               // T (contiguous) or max_m (masked)
+  int masked;             // layout: 0 contiguous, 1 masked
+  int n;                  // B rows of one expert (N)
+  int b_tiles;            // tiles of one expert's N along the B side
 };
 
 struct KernelArgs {
@@ -43,6 +64,7 @@ struct KernelArgs {
   unsigned* counters;       // split-K: [tiles * kConsumers] arrival counts, zero at launch
   int weights_first;        // programmatic launch: the first stages' weight tiles go out before
                             //   griddepcontrol.wait (mainloop.cuh); 0: X and Y per stage in order
+  GroupedArgs grouped;      // grouped tiles only (num_units, tiles_x / y unused there)
 };
 
 }  // namespace fp8kit::sm90

@@ -31,12 +31,12 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
   ptx::prefetch_tensormap(tmap_x);
   ptx::prefetch_tensormap(tmap_y);
   auto load_x = [&](int stage, const Unit& w, int kb) {
-    const int32_t c[2] = {kb * kBlockK, w.tx * Cfg::kBlockM};
+    const int32_t c[2] = {kb * kBlockK, w.x0};
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem.x[stage], tmap_x, c,
                                     &smem.full[stage]);
   };
   auto load_y = [&](int stage, const Unit& w, int kb) {
-    const int32_t c[2] = {kb * kBlockK, w.ty * Cfg::kBlockN};
+    const int32_t c[2] = {kb * kBlockK, w.y0};
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem.y[stage], tmap_y, c,
                                     &smem.full[stage]);
   };
@@ -49,8 +49,9 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
   // K blocks of the first unit whose stage is already filled (the stages
   // start empty, so they need no wait on `empty`).
   int ahead = 0;
-  if (p.weights_first && first_unit() < p.num_units) {
-    const Unit w = unit_of(p, first_unit());
+  const int units = unit_count<T>(p, smem);
+  if (p.weights_first && first_unit() < units) {
+    const Unit w = unit_of<T>(p, first_unit(), smem);
     ahead = min(Cfg::kStages, w.kb_end - w.kb_begin);
     for (int i = 0; i < ahead; ++i) {
       expect_stage(i);
@@ -64,8 +65,8 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
     }
   }
   PipelineState<Cfg::kStages> ps;
-  for (int u = first_unit(); u < p.num_units; u = next_unit(u)) {
-    const Unit w = unit_of(p, u);
+  for (int u = first_unit(); u < units; u = next_unit(u)) {
+    const Unit w = unit_of<T>(p, u, smem);
     for (int kb = w.kb_begin; kb < w.kb_end; ++kb, ps.advance()) {
       if (ahead > 0) {
         --ahead;
@@ -133,11 +134,11 @@ __device__ __forceinline__ void mma_unit(const Unit& w, SharedStorage<T>& smem, 
     // One accumulator, promoted per sub-tile. Block scales come with the
     // stage (its scale slot, filled by the producer's scale warp): loaded
     // ahead into registers by the consumers, they cost 16% (docs/perf.md).
-    const Fragment f(sub_row0<T>(w, consumer, 0), w.ty * BN, thread);
+    const Fragment f(sub_row0<T>(w, consumer, 0), w.y0, thread);
     for (int i = 0; i < nkb; ++i) {
       ptx::wait_barrier(&smem.full[ps.stage], ps.phase);
       BlockFactors<T> fac;
-      if constexpr (Cfg::kBlock) fac.read(smem.scales[ps.stage], f.row0 - w.tx * Cfg::kBlockM, f.col0 - w.ty * BN);
+      if constexpr (Cfg::kBlock) fac.read(smem.scales[ps.stage], f.row0 - w.x0, f.col0 - w.y0);
 #pragma unroll
       for (int s = 0; s < kSub; ++s) {
         issue_block(acc0, ps.stage, (consumer * kSub + s) * kWgmmaM);

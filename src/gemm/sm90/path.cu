@@ -7,8 +7,6 @@
 #error "gemm/sm90/path.cu is valid for sm_90a only; its CMake range must exclude this target"
 #endif
 
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled (driver reached through cudart)
-
 #include <atomic>
 #include <climits>
 #include <cstdint>
@@ -18,6 +16,7 @@
 #include "fp8kit_build_config.hpp"
 #include "gemm/dispatch.hpp"
 #include "gemm/sm90/dev_api.hpp"
+#include "gemm/sm90/host_launch.hpp"
 #include "gemm/sm90/kernel.cuh"
 #include "gemm/sm90/plan.hpp"
 
@@ -26,13 +25,15 @@ namespace {
 
 using sm90::Tile;
 using KernelFn = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, sm90::KernelArgs);
+using sm90::encode;
+using sm90::encode_d;
+using sm90::encode_fn;
+using sm90::n_tma_of;
 
 constexpr fp8kit_dtype E4 = FP8KIT_DTYPE_E4M3, E5 = FP8KIT_DTYPE_E5M2;
 constexpr int kTiles = sm90::kTileCount;
 // Largest coordinate a tile may start at: rows and columns stay int-safe.
 constexpr int64_t kMaxExtent = INT_MAX - 2 * sm90::kMaxBlockM;
-constexpr unsigned kTensorMapVersion = 12000;  // cuTensorMapEncodeTiled ABI (CUDA 12.0)
-constexpr int kTensorRank = 2;
 
 struct Kernel {
   KernelFn fn;
@@ -64,88 +65,17 @@ const Kernel kKernels[kTiles][2][2] = {
 static_assert(static_cast<int>(Tile::k256x128Block) + 1 == kTiles, "one row of kKernels per tile");
 #undef FP8KIT_SM90_ENTRIES
 
-// Devices (bit per ordinal) on which a kernel's dynamic shared-memory limit
-// has been raised: the attribute is per device and per kernel, and setting it
-// on every launch costs host time that small (decode) GEMMs feel.
-constexpr int kAttrDevices = 64;
-std::atomic<uint64_t> g_smem_set[kTiles][2][2];
+std::atomic<uint64_t> g_smem_set[kTiles][2][2];  // sm90::allow_smem's masks
 
 cudaError_t allow_smem(const Kernel& kern, int device) {
   const int t = static_cast<int>(&kern - &kKernels[0][0][0]);
-  std::atomic<uint64_t>& mask = (&g_smem_set[0][0][0])[t];
-  const uint64_t bit = device < kAttrDevices ? uint64_t{1} << device : 0;
-  if (bit && (mask.load(std::memory_order_acquire) & bit)) return cudaSuccess;
-  const cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kern.fn),
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize, kern.smem);
-  if (e == cudaSuccess && bit) mask.fetch_or(bit, std::memory_order_acq_rel);
-  return e;
+  return sm90::allow_smem(reinterpret_cast<const void*>(kern.fn), kern.smem, device, (&g_smem_set[0][0][0])[t]);
 }
 
 int max_smem() {
   int s = 0;
   for (const auto& t : kKernels) s = std::max(s, t[0][0].smem);
   return s;
-}
-
-// cuTensorMapEncodeTiled from the driver through cudart (fp8kit does not link
-// libcuda). Looked up once; null when the driver does not have it.
-PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* f = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, kTensorMapVersion, cudaEnableDefault, &q) !=
-            cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
-      cudaGetLastError();  // not sticky; leave no error behind
-      f = nullptr;
-    }
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
-  }();
-  return fn;
-}
-
-// A [rows, k] K-contiguous FP8 operand as a 2-D tensor map of boxes
-// (box_rows, kBlockK), 128B-swizzled; rows and the K tail beyond the tensor
-// read as zeros.
-bool encode(CUtensorMap* map, const uint8_t* base, int rows, int k, int64_t ld, int box_rows) {
-  const PFN_cuTensorMapEncodeTiled_v12000 fn = encode_fn();
-  if (fn == nullptr) return false;
-  const cuuint64_t dims[kTensorRank] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[kTensorRank - 1] = {static_cast<cuuint64_t>(ld)};
-  const cuuint32_t box[kTensorRank] = {static_cast<cuuint32_t>(sm90::kBlockK), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t elem_strides[kTensorRank] = {1, 1};
-  return fn(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, kTensorRank, const_cast<uint8_t*>(base), dims, strides, box,
-            elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-
-// TMA stores write whole 16-byte granules along the inner dimension.
-constexpr int kStoreGranule = 16;
-int n_tma_of(const GemmParams& p) {
-  const int per = kStoreGranule / dtype_bytes(p.d_type);
-  return p.n / per * per;
-}
-
-// D [M, N] (ldd elements) as a 2-D tensor map of store boxes (64 rows,
-// 128 bytes of columns), 128B-swizzled; TMA clips what lies beyond D.
-bool encode_d(CUtensorMap* map, const GemmParams& p) {
-  const PFN_cuTensorMapEncodeTiled_v12000 fn = encode_fn();
-  if (fn == nullptr) return false;
-  CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-  cuuint64_t bytes = sizeof(float);
-  if (p.d_type == FP8KIT_DTYPE_BF16) type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, bytes = 2;
-  if (p.d_type == FP8KIT_DTYPE_F16) type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16, bytes = 2;
-  // The map ends at n_tma (see the kernel's epilogue); at least one granule
-  // so that it encodes when N is below one (the kernel then issues no store).
-  const cuuint64_t n_map = std::max<cuuint64_t>(static_cast<cuuint64_t>(n_tma_of(p)), kStoreGranule / bytes);
-  const cuuint64_t dims[kTensorRank] = {n_map, static_cast<cuuint64_t>(p.m)};
-  const cuuint64_t strides[kTensorRank - 1] = {static_cast<cuuint64_t>(p.ldd) * bytes};
-  const cuuint32_t box[kTensorRank] = {static_cast<cuuint32_t>(sm90::kOutChunkBytes / bytes),
-                                       static_cast<cuuint32_t>(sm90::kOutBoxRows)};
-  const cuuint32_t elem_strides[kTensorRank] = {1, 1};
-  return fn(map, type, kTensorRank, p.d, dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 bool is_block(const GemmParams& p) { return p.a_scale_mode == FP8KIT_SCALE_BLOCK; }
@@ -179,7 +109,8 @@ size_t workspace_size(const GemmParams& p, const DeviceInfo& dev) {
 // that turns the plan's orientation into sides.
 sm90::KernelArgs kernel_args(const GemmParams& p, const sm90::Plan& pl, const LaunchEnv& env) {
   sm90::KernelArgs args{};
-  const sm90::SideScales a{p.a_scale_mode, p.a_scale}, b{p.b_scale_mode, p.b_scale};
+  // Block scales: A's are [k_blocks, M] (the per-row side's K-block stride is M).
+  const sm90::SideScales a{p.a_scale_mode, p.a_scale, p.m, 0}, b{p.b_scale_mode, p.b_scale, 0, 0};
   args.rows_x = pl.swap ? p.n : p.m;
   args.rows_y = pl.swap ? p.m : p.n;
   args.x_scales = pl.swap ? b : a;

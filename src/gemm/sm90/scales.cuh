@@ -16,10 +16,10 @@
 
 namespace fp8kit::sm90 {
 
-// Per-tensor / per-row / per-column scale of index i (BLOCK and NONE: 1, the
-// block scales were applied in the K loop).
-__device__ __forceinline__ float vector_scale(const SideScales& s, int i) {
-  if (s.mode == FP8KIT_SCALE_TENSOR) return __ldg(s.ptr);
+// Per-tensor (of expert e) / per-row / per-column scale of index i (BLOCK and
+// NONE: 1, the block scales were applied in the K loop).
+__device__ __forceinline__ float vector_scale(const SideScales& s, int i, int e) {
+  if (s.mode == FP8KIT_SCALE_TENSOR) return __ldg(s.ptr + e);
   if (s.mode == FP8KIT_SCALE_ROW || s.mode == FP8KIT_SCALE_COL) return __ldg(s.ptr + i);
   return 1.0f;
 }
@@ -49,13 +49,13 @@ struct ColFactor {
 };
 
 template <Tile T>
-__device__ __forceinline__ ColFactor load_col_factor(const KernelArgs& p, int ty, int thread) {
+__device__ __forceinline__ ColFactor load_col_factor(const KernelArgs& p, const Unit& w, int thread) {
   using Cfg = TileConfig<T>;
   ColFactor c;
-  const int y = ty * Cfg::kBlockN + thread;
-  if (thread >= Cfg::kBlockN || y >= p.rows_y) return c;
+  const int y = w.y0 + thread;
+  if (thread >= Cfg::kBlockN || y >= w.y_end) return c;
   // Block tiles: both modes are BLOCK (the API's rule), applied in the K loop.
-  c.scale = Cfg::kBlock ? 1.0f : vector_scale(p.y_scales, y);
+  c.scale = Cfg::kBlock ? 1.0f : vector_scale(p.y_scales, y, w.expert);
   if constexpr (!Cfg::kBiasAlongX) c.bias_bits = load_bias_bits(p.bias, p.bias_type, y);
   return c;
 }
@@ -69,16 +69,16 @@ struct RowFactors {
   float scale[kSub][2];
   uint32_t bias_bits[kSub][2];  // bias along X (swapped tiles) only
 
-  __device__ __forceinline__ void load(const KernelArgs& p, int row0) {
+  __device__ __forceinline__ void load(const KernelArgs& p, const Unit& w, int row0) {
 #pragma unroll
     for (int s = 0; s < kSub; ++s)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int x = row0 + s * kWgmmaM + 8 * h;
-        const bool inside = x < p.rows_x;
+        const bool inside = x < w.x_end;
         scale[s][h] = Cfg::kBlock ? 1.0f : 0.0f;  // block tiles: scales applied in the K loop
         if constexpr (!Cfg::kBlock)
-          if (inside) scale[s][h] = vector_scale(p.x_scales, x);
+          if (inside) scale[s][h] = vector_scale(p.x_scales, x, w.expert);
         bias_bits[s][h] = 0u;
         if constexpr (Cfg::kBiasAlongX)
           if (inside) bias_bits[s][h] = load_bias_bits(p.bias, p.bias_type, x);
@@ -89,29 +89,31 @@ struct RowFactors {
 // ---- Block scales -----------------------------------------------------------------
 // The scale warp's copies of K block kb's scales of unit w into a stage's
 // slot (layout in TileConfig), lane-strided, zero past the side's rows. The
-// per-row side's scales are [k_blocks, rows] (rows-contiguous); the
-// per-128-block side's [tiles of 128, k_blocks].
+// per-row side's scales are [k_blocks, block_ld] (rows-contiguous); the
+// per-128-block side's [tiles of 128, k_blocks]; each from its expert's slab
+// (kernel_args.hpp).
 template <Tile T>
 __device__ __forceinline__ void load_scale_slot(const KernelArgs& p, const Unit& w, int kb, float* slot, int lane) {
   using Cfg = TileConfig<T>;
   constexpr bool kRowsOnX = Cfg::kRowBlockScalesOnX;
   const SideScales& fine = kRowsOnX ? p.x_scales : p.y_scales;
   const SideScales& coarse = kRowsOnX ? p.y_scales : p.x_scales;
-  const int fine_rows = kRowsOnX ? p.rows_x : p.rows_y;
-  const int fine_first = kRowsOnX ? w.tx * Cfg::kBlockM : w.ty * Cfg::kBlockN;
+  const int fine_rows = kRowsOnX ? w.x_end : w.y_end;
+  const int fine_first = kRowsOnX ? w.x0 : w.y0;
   const int coarse_tile = kRowsOnX ? w.ty : w.tx;
   constexpr int kFineCount = kRowsOnX ? Cfg::kRowScales : Cfg::kColScales;
   constexpr int kFineOffset = kRowsOnX ? 0 : Cfg::kColScaleOffset;
   constexpr int kCoarseOffset = kRowsOnX ? Cfg::kColScaleOffset : 0;
-  const float* fine_kb = fine.ptr + int64_t{kb} * fine_rows;
+  const float* fine_kb = fine.ptr + w.expert * fine.expert_stride + int64_t{kb} * fine.block_ld;
+  const float* coarse_kb = coarse.ptr + w.expert * coarse.expert_stride + int64_t{coarse_tile} * p.k_blocks + kb;
   if constexpr (!kRowsOnX)  // the slot's order: rows' scales first
-    if (lane == 0) ptx::cp_async_f32(slot + kCoarseOffset, coarse.ptr + int64_t{coarse_tile} * p.k_blocks + kb, true);
+    if (lane == 0) ptx::cp_async_f32(slot + kCoarseOffset, coarse_kb, true);
   for (int r = lane; r < kFineCount; r += 32) {
     const int row = fine_first + r;
     ptx::cp_async_f32(slot + kFineOffset + r, row < fine_rows ? fine_kb + row : fine_kb, row < fine_rows);
   }
   if constexpr (kRowsOnX)
-    if (lane == 0) ptx::cp_async_f32(slot + kCoarseOffset, coarse.ptr + int64_t{coarse_tile} * p.k_blocks + kb, true);
+    if (lane == 0) ptx::cp_async_f32(slot + kCoarseOffset, coarse_kb, true);
 }
 
 // The scale warp (block tiles): fills each stage's scale slot in the
@@ -122,8 +124,9 @@ template <Tile T>
 __device__ __forceinline__ void produce_scales(const KernelArgs& p, SharedStorage<T>& smem, int lane) {
   PipelineState<TileConfig<T>::kStages> ps;
   ptx::griddep_wait();  // activation scales may come from the kernel before
-  for (int u = first_unit(); u < p.num_units; u = next_unit(u)) {
-    const Unit w = unit_of(p, u);
+  const int units = unit_count<T>(p, smem);
+  for (int u = first_unit(); u < units; u = next_unit(u)) {
+    const Unit w = unit_of<T>(p, u, smem);
     for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
       ptx::wait_barrier(&smem.empty[ps.stage], ps.phase ^ 1u);
       load_scale_slot<T>(p, w, kb, smem.scales[ps.stage], lane);

@@ -10,8 +10,19 @@
 
 namespace fp8kit::sm90 {
 
+// Grouped tiles: the experts' unit table, built by the CTA from the device
+// group array when it starts (tile_scheduler.cuh). Empty for dense tiles (a
+// base class, so that it costs them no byte).
+template <bool kGrouped>
+struct GroupTable {};
+template <>
+struct GroupTable<true> {
+  int unit_end[kMaxGroupedExperts];  // units of experts 0..e: inclusive prefix of their tile counts
+  int row_end[kMaxGroupedExperts];   // the (clamped) end of expert e's rows in A / D
+};
+
 template <Tile T>
-struct SharedStorage {
+struct SharedStorage : GroupTable<TileConfig<T>::kGrouped> {
   using Cfg = TileConfig<T>;
   // The mainloop's stages: (BLK_M, BLK_K) X and (BLK_N, BLK_K) Y FP8 tiles,
   // 128B-swizzled, each on a 1024-byte boundary (the wgmma descriptors'

@@ -30,16 +30,39 @@ constexpr int kMaxBlockM = 256;          // the largest tile's kernel rows (TMA 
 //   k128x128, k128x128Block:         normal (X = A), non-block / block scales
 //   k256x128, k256x128Block:         normal, each consumer holds two m64 sub-tiles
 //   k128x64Swap, k128x64SwapBlock:   swapped (X = B) for M <= 64 (decode)
+//   kGrouped*:                       the same four 128-row tiles over the
+//                                    (expert, tile) units of a grouped launch
+//                                    (tile_scheduler.cuh); their shared memory
+//                                    also holds the experts' unit table
 // The 256 x 128 tiles read 48 KB of X and Y per 8.4 MFLOP against the
 // 128 x 128 tiles' 32 KB per 4.2 MFLOP: a quarter less L2 traffic per FLOP,
 // for a coarser grid (the host picks them only where the waves come out even).
-enum class Tile { k128x128, k128x128Block, k128x64Swap, k128x64SwapBlock, k256x128, k256x128Block };
-constexpr int kTileCount = 6;
+enum class Tile {
+  k128x128,
+  k128x128Block,
+  k128x64Swap,
+  k128x64SwapBlock,
+  k256x128,
+  k256x128Block,
+  kGrouped128x128,
+  kGrouped128x128Block,
+  kGrouped128x64Swap,
+  kGrouped128x64SwapBlock,
+};
+constexpr int kTileCount = 6;         // the dense tiles (the first six)
+constexpr int kGroupedTileCount = 4;  // the grouped ones after them
+// Grouped launches: experts one CTA's unit table holds (2 ints each: 8 KiB
+// at 1024, which costs the 128 x 128 tile its sixth stage; the other tiles
+// had the room). The host refuses more experts (grouped_path.cu).
+constexpr int kMaxGroupedExperts = 1024;
 
 template <Tile T>
 struct TileConfig {
-  static constexpr bool kSwap = (T == Tile::k128x64Swap || T == Tile::k128x64SwapBlock);
-  static constexpr bool kBlock = (T == Tile::k128x128Block || T == Tile::k128x64SwapBlock || T == Tile::k256x128Block);
+  static constexpr bool kGrouped = static_cast<int>(T) >= kTileCount;
+  static constexpr bool kSwap = (T == Tile::k128x64Swap || T == Tile::k128x64SwapBlock ||
+                                 T == Tile::kGrouped128x64Swap || T == Tile::kGrouped128x64SwapBlock);
+  static constexpr bool kBlock = (T == Tile::k128x128Block || T == Tile::k128x64SwapBlock || T == Tile::k256x128Block ||
+                                  T == Tile::kGrouped128x128Block || T == Tile::kGrouped128x64SwapBlock);
   static constexpr bool kWideTile = (T == Tile::k256x128 || T == Tile::k256x128Block);
   static constexpr int kBlockM = kWideTile ? 256 : 128;
   // m64 sub-tiles per consumer warpgroup: 1, or 2 in the 256 x 128 tiles.
@@ -67,7 +90,8 @@ struct TileConfig {
   static constexpr int kOutRows = kSwap ? kBlockN : kWgmmaM;
   static constexpr int kOutCols = kSwap ? kWgmmaM : kBlockN;
   static constexpr int kStagingBytes = kOutRows * kOutCols * 2;
-  static constexpr int kFixedBytes = kConsumers * kStagingBytes + kSmemReserve;
+  static constexpr int kGroupTableBytes = kGrouped ? 2 * kMaxGroupedExperts * static_cast<int>(sizeof(int)) : 0;
+  static constexpr int kFixedBytes = kConsumers * kStagingBytes + kSmemReserve + kGroupTableBytes;
   // Block tiles: each stage also carries its K block's scales (a scale slot:
   // the kernel rows' then the kernel columns', f32), loaded by the producer's
   // scale warp. Normal: BM A scales + 1 B scale; swapped: 1 B scale + BN A

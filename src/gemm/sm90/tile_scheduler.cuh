@@ -1,25 +1,42 @@
 // Persistent tile scheduler of the native Hopper FP8 GEMM: CTA b runs work
-// units b, b + grid, b + 2 grid, ...; a unit is one tile's K range (a split).
+// units b, b + grid, b + 2 grid, ...; a unit is one tile's K range (a split),
+// or in grouped tiles one (expert, tile) pair whose whole K range it runs.
 // Also the pipeline position (stage, phase) every role walks in the same order.
 // Device code for sm_90a only: included under FP8KIT_HAS_WGMMA.
 #pragma once
 
+#include <climits>
+
+#include <cub/block/block_scan.cuh>
+#include <cuda/functional>
+#include <cuda/ptx>
+
 #include "gemm/sm90/kernel_args.hpp"
+#include "gemm/sm90/ptx.cuh"
+#include "gemm/sm90/shared_storage.hpp"
 #include "gemm/sm90/tile_config.hpp"
 
 namespace fp8kit::sm90 {
 
+// One work unit, with the bases the mainloop, scales and epilogue read it by
+// (dense tiles: the tile's coordinates; grouped: also its expert's).
 struct Unit {
   int tile;              // linear tile index (before the split)
-  int tx, ty;            // tile coordinates along X (kernel rows) and Y (kernel columns)
+  int tx, ty;            // tile coordinates along X (kernel rows) and Y (kernel columns); grouped: in the expert
   int kb_begin, kb_end;  // K blocks of this split
+  int x0, y0;            // first kernel row / column of the tile: rows of the X / Y tensor maps
+  int x_end, y_end;      // kernel rows / columns of the unit's problem end here (past them: no scale, no store)
+  int expert;            // grouped: the unit's expert (its TENSOR scales, block-scale slabs); dense: 0
+  int n_base;            // kernel row of the B side where the expert's N starts (e * N; dense: 0)
 };
 
-// Work unit u -> tile and K range. Tiles are visited in groups of group_x
+// Dense work unit u -> tile and K range. Tiles are visited in groups of group_x
 // tiles along X (X fastest inside a group), so that the units running at the
 // same time share few X and Y panels and keep them in L2. A tile's splits
 // are adjacent units.
-__device__ __forceinline__ Unit unit_of(const KernelArgs& p, int u) {
+template <Tile T>
+__device__ __forceinline__ Unit dense_unit(const KernelArgs& p, int u) {
+  using Cfg = TileConfig<T>;
   Unit w;
   w.tile = u / p.splits;
   const int split = u - w.tile * p.splits;
@@ -32,10 +49,125 @@ __device__ __forceinline__ Unit unit_of(const KernelArgs& p, int u) {
   w.ty = local / gx;
   w.kb_begin = split * p.kb_per_split;
   w.kb_end = min(p.k_blocks, w.kb_begin + p.kb_per_split);
+  w.x0 = w.tx * Cfg::kBlockM;
+  w.y0 = w.ty * Cfg::kBlockN;
+  w.x_end = p.rows_x;
+  w.y_end = p.rows_y;
+  w.expert = 0;
+  w.n_base = 0;
   return w;
 }
 
-// The CTA's units in order: for (int u = first_unit(); u < p.num_units; u = next_unit(u)).
+// ---- Grouped tiles: (expert, tile) units from the device group array ---------
+// Expert e has ceil(rows_e / A-side tile rows) x b_tiles units, laid end to
+// end over the experts (empty experts have none); no split-K. The CTA builds
+// the table of the experts' unit ends and row ends once (below), then maps a
+// unit by binary search over it. rows_e is clamped as fp8kit.h says:
+//   contiguous  end_e = min(T, max(end_{e-1}, offs[e])), end_{-1} = 0, start_e = end_{e-1}
+//   masked      start_e = e * max_m, end_e = start_e + min(max_m, max(0, counts[e]))
+
+template <Tile T>
+constexpr int a_tile_rows() {  // rows of A (tokens) one tile covers
+  return TileConfig<T>::kSwap ? TileConfig<T>::kBlockN : TileConfig<T>::kBlockM;
+}
+
+// Every thread of the CTA, before the roles split: each thread takes
+// kItems consecutive experts; a block-wide max scan clamps the contiguous
+// ends, a sum scan counts the units. The scans' scratch is the first X
+// stage, which no TMA writes before the barrier that ends this.
+template <Tile T>
+__device__ __forceinline__ void build_group_table(const KernelArgs& p, SharedStorage<T>& smem) {
+  if constexpr (TileConfig<T>::kGrouped) {
+    constexpr int kItems = (kMaxGroupedExperts + kThreads - 1) / kThreads;
+    constexpr int kRows = a_tile_rows<T>();
+    using Scan = cub::BlockScan<int, kThreads>;
+    static_assert(sizeof(typename Scan::TempStorage) <= sizeof(smem.x[0]), "the scan's scratch fits one X stage");
+    auto& temp = *reinterpret_cast<typename Scan::TempStorage*>(smem.x[0]);
+    const GroupedArgs& g = p.grouped;
+    const int e0 = static_cast<int>(threadIdx.x) * kItems;
+    int v[kItems], begin[kItems], end[kItems], units[kItems];
+    ptx::griddep_wait();  // the group array may come from the kernel before
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) v[i] = e0 + i < g.experts ? __ldg(g.groups + e0 + i) : INT_MIN;
+    if (g.masked) {
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        begin[i] = (e0 + i) * g.rows;
+        end[i] = begin[i] + min(g.rows, max(0, v[i]));
+      }
+    } else {
+      int prev[kItems];  // max(0, offs[0 .. e-1])
+      Scan(temp).ExclusiveScan(v, prev, 0, cuda::maximum<int>{});
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        begin[i] = min(g.rows, prev[i]);
+        end[i] = min(g.rows, max(prev[i], v[i]));
+      }
+      __syncthreads();  // temp is reused by the second scan
+    }
+#pragma unroll
+    for (int i = 0; i < kItems; ++i)
+      units[i] = e0 + i < g.experts ? (end[i] - begin[i] + kRows - 1) / kRows * g.b_tiles : 0;
+    Scan(temp).InclusiveSum(units, units);
+#pragma unroll
+    for (int i = 0; i < kItems; ++i)
+      if (e0 + i < g.experts) {
+        smem.unit_end[e0 + i] = units[i];
+        smem.row_end[e0 + i] = end[i];
+      }
+    // The scratch's generic writes before the TMA's async-proxy writes there.
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+  }
+}
+
+template <Tile T>
+__device__ __forceinline__ Unit grouped_unit(const KernelArgs& p, int u, const SharedStorage<T>& smem) {
+  using Cfg = TileConfig<T>;
+  const GroupedArgs& g = p.grouped;
+  int lo = 0, hi = g.experts - 1;  // the first expert whose units end past u
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (smem.unit_end[mid] > u) hi = mid;
+    else lo = mid + 1;
+  }
+  const int e = lo;
+  const int first = e > 0 ? smem.unit_end[e - 1] : 0;
+  const int row_begin = g.masked ? e * g.rows : (e > 0 ? smem.row_end[e - 1] : 0);
+  const int row_end = smem.row_end[e];
+  const int a_tiles = (row_end - row_begin + a_tile_rows<T>() - 1) / a_tile_rows<T>();
+  // A tiles fastest: the units running together share the expert's B tiles.
+  const int local = u - first;
+  const int a_t = local % a_tiles, b_t = local / a_tiles;
+  Unit w;
+  w.tile = u;
+  w.kb_begin = 0;
+  w.kb_end = p.k_blocks;
+  w.expert = e;
+  w.n_base = e * g.n;
+  w.tx = Cfg::kSwap ? b_t : a_t;
+  w.ty = Cfg::kSwap ? a_t : b_t;
+  const int a0 = row_begin + a_t * a_tile_rows<T>();
+  const int b0 = w.n_base + b_t * (Cfg::kSwap ? Cfg::kBlockM : Cfg::kBlockN);
+  w.x0 = Cfg::kSwap ? b0 : a0;
+  w.y0 = Cfg::kSwap ? a0 : b0;
+  w.x_end = Cfg::kSwap ? w.n_base + g.n : row_end;
+  w.y_end = Cfg::kSwap ? row_end : w.n_base + g.n;
+  return w;
+}
+
+// Work unit u of the CTA's launch, and how many there are.
+template <Tile T>
+__device__ __forceinline__ Unit unit_of(const KernelArgs& p, int u, const SharedStorage<T>& smem) {
+  if constexpr (TileConfig<T>::kGrouped) return grouped_unit<T>(p, u, smem);
+  else return dense_unit<T>(p, u);
+}
+template <Tile T>
+__device__ __forceinline__ int unit_count(const KernelArgs& p, const SharedStorage<T>& smem) {
+  if constexpr (TileConfig<T>::kGrouped) return smem.unit_end[p.grouped.experts - 1];
+  else return p.num_units;
+}
+
+// The CTA's units in order: for (int u = first_unit(); u < unit_count<T>(p, smem); u = next_unit(u)).
 __device__ __forceinline__ int first_unit() { return blockIdx.x; }
 __device__ __forceinline__ int next_unit(int u) { return u + gridDim.x; }
 

@@ -1,0 +1,79 @@
+// Host plan of the native Hopper grouped path (grouped_path.cu): the tile
+// from what the host knows (layout, E, T or max_m, N, the scale modes), never
+// from the device group sizes; the persistent grid; the sizes it refuses.
+// Plain C++: the CPU tests include it.
+#pragma once
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+
+#include "core/math.hpp"
+#include "gemm/grouped/grouped_params.hpp"
+#include "gemm/sm90/plan.hpp"
+#include "gemm/sm90/tile_config.hpp"
+
+namespace fp8kit::sm90 {
+
+struct GroupedPlan {
+  Tile tile;
+  bool swap;          // X = B (weights), Y = A (tokens): the decode orientation
+  int a_rows;         // rows of A (tokens) one tile covers: 128, or 64 swapped
+  int b_rows;         // rows of one expert's B (N) one tile covers: 128
+  int b_tiles;        // ceil(N / b_rows): the tiles of one expert along N
+  int64_t max_units;  // bound on the (expert, tile) units: grouped_m_slots(a_rows) x b_tiles
+  int grid;           // persistent CTAs: min(max_units, SMs)
+};
+
+// Few rows per expert (decode) take the dense path's swapped tile: N fills
+// the 128-row side, the tokens sit in wgmma N = 64. The bound the host has:
+// masked max_m; contiguous the mean T / E (a skewed batch still runs
+// correctly, with more 64-row tiles on its large experts).
+inline bool grouped_swap(const GroupedParams& g) {
+  const int64_t rows_per_expert =
+      g.layout == FP8KIT_GROUPED_MASKED ? g.rows : ceil_div(g.rows, std::max(1, g.experts));
+  return rows_per_expert <= kSwapMaxM;
+}
+
+template <Tile T>
+constexpr GroupedPlan grouped_shape() {
+  using Cfg = TileConfig<T>;
+  static_assert(Cfg::kGrouped, "a grouped tile");
+  GroupedPlan pl{};
+  pl.tile = T;
+  pl.swap = Cfg::kSwap;
+  pl.a_rows = Cfg::kSwap ? Cfg::kBlockN : Cfg::kBlockM;
+  pl.b_rows = Cfg::kSwap ? Cfg::kBlockM : Cfg::kBlockN;
+  return pl;
+}
+
+inline GroupedPlan make_grouped_plan(const GroupedParams& g, int sm_count) {
+  const bool block = g.dense.a_scale_mode == FP8KIT_SCALE_BLOCK;
+  GroupedPlan pl;
+  if (grouped_swap(g))
+    pl = block ? grouped_shape<Tile::kGrouped128x64SwapBlock>() : grouped_shape<Tile::kGrouped128x64Swap>();
+  else
+    pl = block ? grouped_shape<Tile::kGrouped128x128Block>() : grouped_shape<Tile::kGrouped128x128>();
+  pl.b_tiles = static_cast<int>(ceil_div(g.dense.n, pl.b_rows));
+  pl.max_units = grouped_m_slots(g, pl.a_rows) * pl.b_tiles;
+  pl.grid = static_cast<int>(std::min<int64_t>(pl.max_units, sm_count));
+  return pl;
+}
+
+// Largest row a tile of A or B may start at: coordinates stay int-safe.
+constexpr int64_t kMaxGroupedRows = INT_MAX - 2 * kMaxBlockM;
+
+// Why the grouped kernel cannot take these sizes; empty if it can.
+inline std::string grouped_limit_refusal(const GroupedParams& g, const GroupedPlan& pl) {
+  if (g.experts > kMaxGroupedExperts)
+    return "experts = " + std::to_string(g.experts) + ": sm90_wgmma's grouped kernel takes at most " +
+           std::to_string(kMaxGroupedExperts) + " (its unit table lives in shared memory)";
+  const int64_t a_rows = g.layout == FP8KIT_GROUPED_MASKED ? int64_t{g.experts} * g.rows : g.rows;
+  if (a_rows > kMaxGroupedRows || int64_t{g.experts} * g.dense.n > kMaxGroupedRows)
+    return "sm90_wgmma's grouped kernel takes the rows of A (T or E * max_m) and E * N below 2^31 - 512";
+  if (pl.max_units > INT_MAX) return "the (expert, tile) units exceed 2^31 - 1";
+  return {};
+}
+
+}  // namespace fp8kit::sm90

@@ -1,0 +1,96 @@
+// Host helpers both native Hopper paths share (path.cu: dense, grouped_path.cu:
+// grouped): the tensor maps of the operands and of D, and the kernels'
+// shared-memory opt-in. Host code of the sm90 family's sources only.
+#pragma once
+
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled (driver reached through cudart)
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+
+#include "core/dtype.hpp"
+#include "gemm/gemm_params.hpp"
+#include "gemm/sm90/tile_config.hpp"
+
+namespace fp8kit::sm90 {
+
+constexpr unsigned kTensorMapVersion = 12000;  // cuTensorMapEncodeTiled ABI (CUDA 12.0)
+constexpr int kTensorRank = 2;
+
+// Devices (bit per ordinal) on which a kernel's dynamic shared-memory limit
+// has been raised (`mask`, one per kernel): the attribute is per device and
+// per kernel, and setting it on every launch costs host time that small
+// (decode) GEMMs feel.
+constexpr int kAttrDevices = 64;
+inline cudaError_t allow_smem(const void* fn, int smem, int device, std::atomic<uint64_t>& mask) {
+  const uint64_t bit = device < kAttrDevices ? uint64_t{1} << device : 0;
+  if (bit && (mask.load(std::memory_order_acquire) & bit)) return cudaSuccess;
+  const cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  if (e == cudaSuccess && bit) mask.fetch_or(bit, std::memory_order_acq_rel);
+  return e;
+}
+
+// cuTensorMapEncodeTiled from the driver through cudart (fp8kit does not link
+// libcuda). Looked up once; null when the driver does not have it.
+inline PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, kTensorMapVersion, cudaEnableDefault, &q) !=
+            cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      cudaGetLastError();  // not sticky; leave no error behind
+      f = nullptr;
+    }
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  }();
+  return fn;
+}
+
+// A [rows, k] K-contiguous FP8 operand as a 2-D tensor map of boxes
+// (box_rows, kBlockK), 128B-swizzled; rows and the K tail beyond the tensor
+// read as zeros.
+inline bool encode(CUtensorMap* map, const uint8_t* base, int rows, int k, int64_t ld, int box_rows) {
+  const PFN_cuTensorMapEncodeTiled_v12000 fn = encode_fn();
+  if (fn == nullptr) return false;
+  const cuuint64_t dims[kTensorRank] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[kTensorRank - 1] = {static_cast<cuuint64_t>(ld)};
+  const cuuint32_t box[kTensorRank] = {static_cast<cuuint32_t>(kBlockK), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t elem_strides[kTensorRank] = {1, 1};
+  return fn(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, kTensorRank, const_cast<uint8_t*>(base), dims, strides, box,
+            elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// TMA stores write whole 16-byte granules along the inner dimension.
+constexpr int kStoreGranule = 16;
+inline int n_tma_of(const GemmParams& p) {
+  const int per = kStoreGranule / dtype_bytes(p.d_type);
+  return p.n / per * per;
+}
+
+// D [M, N] (ldd elements; grouped: M = the rows of every expert) as a 2-D tensor map of store boxes (64 rows,
+// 128 bytes of columns), 128B-swizzled; TMA clips what lies beyond D.
+inline bool encode_d(CUtensorMap* map, const GemmParams& p) {
+  const PFN_cuTensorMapEncodeTiled_v12000 fn = encode_fn();
+  if (fn == nullptr) return false;
+  CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  cuuint64_t bytes = sizeof(float);
+  if (p.d_type == FP8KIT_DTYPE_BF16) type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, bytes = 2;
+  if (p.d_type == FP8KIT_DTYPE_F16) type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16, bytes = 2;
+  // The map ends at n_tma (see the kernel's epilogue); at least one granule
+  // so that it encodes when N is below one (the kernel then issues no store).
+  const cuuint64_t n_map = std::max<cuuint64_t>(static_cast<cuuint64_t>(n_tma_of(p)), kStoreGranule / bytes);
+  const cuuint64_t dims[kTensorRank] = {n_map, static_cast<cuuint64_t>(p.m)};
+  const cuuint64_t strides[kTensorRank - 1] = {static_cast<cuuint64_t>(p.ldd) * bytes};
+  const cuuint32_t box[kTensorRank] = {static_cast<cuuint32_t>(kOutChunkBytes / bytes),
+                                       static_cast<cuuint32_t>(kOutBoxRows)};
+  const cuuint32_t elem_strides[kTensorRank] = {1, 1};
+  return fn(map, type, kTensorRank, p.d, dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+}  // namespace fp8kit::sm90
