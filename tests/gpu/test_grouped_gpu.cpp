@@ -1,7 +1,9 @@
-// GPU correctness of fp8kit_grouped_gemm on every grouped path: every layout x
-// scale mode x output dtype x bias, ragged / empty / all-on-one groups, more
-// experts than one scan pass, the device-side clamping of bad offsets and
-// counts, and CUDA-graph replay with new counts; fresh random inputs, poisoned
+// GPU correctness of fp8kit_grouped_gemm on every grouped path (sm90_wgmma
+// forced, sm89_mma, sm75_hmma, AUTO): every layout x scale mode x output dtype
+// x bias in both tile orientations (prefill and decode sizes), ragged / empty /
+// all-on-one groups, more experts than one scan pass or the sm90 unit table,
+// the device-side clamping of bad offsets and counts, and CUDA-graph replay
+// with new counts; fresh random inputs, poisoned
 // outputs (rows of no expert must stay poisoned), against the float64
 // reference with the dense bound (docs/testing.md). Skipped without a GPU.
 #include <gtest/gtest.h>
@@ -13,6 +15,8 @@
 #include <tuple>
 #include <vector>
 
+#include "arch/config.hpp"
+#include "gemm/sm90/tile_config.hpp"
 #include "reference/grouped_check.hpp"
 
 using fp8kit::ref::GemmOutcome;
@@ -25,7 +29,7 @@ std::mt19937_64& rng() {
   return r;
 }
 
-const fp8kit_path kPaths[] = {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM89_MMA, FP8KIT_PATH_SM75_HMMA};
+const fp8kit_path kPaths[] = {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA, FP8KIT_PATH_SM89_MMA, FP8KIT_PATH_SM75_HMMA};
 const fp8kit_grouped_layout kLayouts[] = {FP8KIT_GROUPED_CONTIGUOUS, FP8KIT_GROUPED_MASKED};
 
 struct Modes {
@@ -66,17 +70,25 @@ void expect_correct(const GroupedCase& c, fp8kit_path path) {
 
 // ---- Every layout x mode x output x bias on ragged groups -------------------
 
-using ModeParam = std::tuple<fp8kit_path, int /*layout*/, int /*mode*/, int /*out*/>;
+// Group sizes: prefill (more than 64 rows per expert: the 128 x 128 tiles of
+// sm90_wgmma) and decode (at most 64: its swapped tiles).
+const std::vector<int64_t> kModeSizes[] = {
+    {0, 1, 130, 37, 200},     // an empty expert, one row, ragged M tiles
+    {3, 0, 64, 17, 1, 40, 9},  // max_m 64, mean 19: decode
+};
+const char* const kModeSizeNames[] = {"prefill", "decode"};
+
+using ModeParam = std::tuple<fp8kit_path, int /*layout*/, int /*mode*/, int /*out*/, int /*sizes*/>;
 class GroupedModes : public ::testing::TestWithParam<ModeParam> {};
 
 TEST_P(GroupedModes, MatchesReference) {
-  const auto [path, li, mi, oi] = GetParam();
+  const auto [path, li, mi, oi, zi] = GetParam();
   GroupedCase c;
   c.layout = kLayouts[li];
   c.n = 136;  // ragged N tile
   c.k = 272;  // 2 full 128-blocks + 16
-  c.sizes = {0, 1, 130, 37, 200};  // an empty expert, one row, ragged M tiles
-  c.tail_rows = 3;                 // contiguous: rows past the last end stay untouched
+  c.sizes = kModeSizes[zi];
+  c.tail_rows = 3;  // contiguous: rows past the last end stay untouched
   c.a_mode = kModes[mi].a;
   c.b_mode = kModes[mi].b;
   c.a_type = kPairs[(li + mi + oi) % 4].first;
@@ -89,14 +101,14 @@ TEST_P(GroupedModes, MatchesReference) {
 }
 
 std::string mode_name(const ::testing::TestParamInfo<ModeParam>& info) {
-  const auto [path, li, mi, oi] = info.param;
+  const auto [path, li, mi, oi, zi] = info.param;
   return std::string(fp8kit_path_name(path)) + "_" + fp8kit_grouped_layout_name(kLayouts[li]) + "_" +
-         kModes[mi].name + "_" + fp8kit_dtype_name(kOuts[oi]);
+         kModes[mi].name + "_" + fp8kit_dtype_name(kOuts[oi]) + "_" + kModeSizeNames[zi];
 }
 
 INSTANTIATE_TEST_SUITE_P(All, GroupedModes,
                          ::testing::Combine(::testing::ValuesIn(kPaths), ::testing::Range(0, 2), ::testing::Range(0, 6),
-                                            ::testing::Range(0, 3)),
+                                            ::testing::Range(0, 3), ::testing::Range(0, 2)),
                          mode_name);
 
 // ---- Group shapes ------------------------------------------------------------
@@ -120,6 +132,8 @@ const Shape kShapes[] = {
     {"AllEmptyWithTail", 64, 64, {0, 0, 0, 0}, 50, 0, 0},
     {"NoRows", 64, 64, {0, 0}, 0, 0, 0},
     {"ThreeHundredExperts", 72, 128, many_small(300, 6), 0, 0, 0},  // two scan passes of 256
+    {"OverTableExperts", 40, 64, many_small(1100, 2), 0, 0, 0},      // sm90_wgmma refuses: AUTO falls back
+    {"ManyPrefillTiles", 520, 384, {700, 129, 0, 1000}, 0, 0, 0},    // several 128-row tiles per expert
     {"LongK", 128, 7168, {33, 1, 17, 40}, 0, 0, 0},
     {"PaddedNarrowN", 24, 144, {5, 129, 0}, 7, 16, 8},
     {"OneExpert", 130, 1040, {257}, 0, 0, 0},
@@ -159,8 +173,9 @@ std::string shape_name(const ::testing::TestParamInfo<ShapeParam>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Groups, GroupedShapes,
-                         ::testing::Combine(::testing::Values(FP8KIT_PATH_AUTO, FP8KIT_PATH_SM75_HMMA),
-                                            ::testing::Range(0, 2), ::testing::Range(0, 7), ::testing::Range(0, 3)),
+                         ::testing::Combine(::testing::Values(FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA,
+                                                              FP8KIT_PATH_SM89_MMA, FP8KIT_PATH_SM75_HMMA),
+                                            ::testing::Range(0, 2), ::testing::Range(0, 9), ::testing::Range(0, 3)),
                          shape_name);
 
 // ---- Group arrays only the device sees: clamped, never trusted ---------------
@@ -209,12 +224,14 @@ INSTANTIATE_TEST_SUITE_P(Device, GroupedClamps,
 
 // ---- CUDA graphs: captured once, replayed with new group sizes ---------------
 
-class GroupedGraph : public ::testing::TestWithParam<int /*layout*/> {};
+using GraphParam = std::tuple<fp8kit_path, int /*layout*/>;
+class GroupedGraph : public ::testing::TestWithParam<GraphParam> {};
 
 TEST_P(GroupedGraph, ReplayWithNewCounts) {
   if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  const auto [path, li] = GetParam();
   GroupedCase c;
-  c.layout = kLayouts[GetParam()];
+  c.layout = kLayouts[li];
   c.n = 200;
   c.k = 256;
   c.sizes = {40, 0, 90, 30};  // T = 160 rows (contiguous) or max_m = 90 (masked)
@@ -226,9 +243,17 @@ TEST_P(GroupedGraph, ReplayWithNewCounts) {
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   cudaGraph_t graph;
   cudaGraphExec_t exec;
+  fp8kit_gemm_options o;
+  fp8kit_gemm_options_init(&o);
+  o.path = path;
   ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
-  const fp8kit_status s = fp8kit_grouped_gemm(&problem.desc(), nullptr, stream);
+  const fp8kit_status s = fp8kit_grouped_gemm(&problem.desc(), &o, stream);
   ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  if (s == FP8KIT_STATUS_UNSUPPORTED && path != FP8KIT_PATH_AUTO) {
+    cudaGraphDestroy(graph);
+    cudaStreamDestroy(stream);
+    GTEST_SKIP() << fp8kit_path_name(path) << " cannot run here: " << fp8kit_last_error();
+  }
   ASSERT_EQ(s, FP8KIT_STATUS_SUCCESS) << fp8kit_last_error();
   ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
   const bool masked = c.layout == FP8KIT_GROUPED_MASKED;
@@ -241,7 +266,7 @@ TEST_P(GroupedGraph, ReplayWithNewCounts) {
     problem.poison();
     ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-    GemmOutcome r = problem.check(FP8KIT_PATH_SM89_MMA, rng());
+    GemmOutcome r = problem.check(path, rng());
     expect_outcome(c, r);
   }
   cudaGraphExecDestroy(exec);
@@ -249,8 +274,14 @@ TEST_P(GroupedGraph, ReplayWithNewCounts) {
   cudaStreamDestroy(stream);
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, GroupedGraph, ::testing::Range(0, 2),
-                         [](const auto& info) { return std::string(fp8kit_grouped_layout_name(kLayouts[info.param])); });
+INSTANTIATE_TEST_SUITE_P(Layouts, GroupedGraph,
+                         ::testing::Combine(::testing::Values(FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA,
+                                                              FP8KIT_PATH_SM89_MMA),
+                                            ::testing::Range(0, 2)),
+                         [](const auto& info) {
+                           return std::string(fp8kit_path_name(std::get<0>(info.param))) + "_" +
+                                  fp8kit_grouped_layout_name(kLayouts[std::get<1>(info.param)]);
+                         });
 
 // ---- Refusals that need a real device -----------------------------------------
 
@@ -269,18 +300,57 @@ TEST(GroupedDevice, HostGroupArrayIsRefusedBeforeLaunch) {
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
-TEST(GroupedDevice, WgmmaPathHasNoGroupedKernelYet) {
+bool on_hopper() {
+  int dev = 0, major = 0, minor = 0;
+  return cudaGetDevice(&dev) == cudaSuccess &&
+         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess &&
+         fp8kit::arch::kHopperWgmma.contains(10 * major + minor);
+}
+
+fp8kit_status select_path(const fp8kit_grouped_gemm_desc& d, fp8kit_path want, fp8kit_path* got) {
+  fp8kit_gemm_options o;
+  fp8kit_gemm_options_init(&o);
+  o.path = want;
+  return fp8kit_grouped_gemm_select(&d, &o, got);
+}
+
+// On Hopper AUTO takes sm90_wgmma (which the forced cases above then really
+// ran: they skip only where the path is refused); elsewhere forcing it is
+// refused with the reason.
+TEST(GroupedDevice, WgmmaPathPreferredOnHopperOnly) {
   if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
   GroupedCase c;
   c.n = 64;
   c.k = 64;
   c.sizes = {3, 4};
   const fp8kit::ref::GroupedProblem problem(c, rng());
-  fp8kit_gemm_options o;
-  fp8kit_gemm_options_init(&o);
-  o.path = FP8KIT_PATH_SM90_WGMMA;
-  EXPECT_EQ(fp8kit_grouped_gemm(&problem.desc(), &o, nullptr), FP8KIT_STATUS_UNSUPPORTED);
-  EXPECT_NE(std::string(fp8kit_last_error()).find("sm90_wgmma"), std::string::npos) << fp8kit_last_error();
+  fp8kit_path got = FP8KIT_PATH_AUTO;
+  if (on_hopper()) {
+    ASSERT_EQ(select_path(problem.desc(), FP8KIT_PATH_AUTO, &got), FP8KIT_STATUS_SUCCESS) << fp8kit_last_error();
+    EXPECT_EQ(got, FP8KIT_PATH_SM90_WGMMA);
+    EXPECT_EQ(select_path(problem.desc(), FP8KIT_PATH_SM90_WGMMA, &got), FP8KIT_STATUS_SUCCESS) << fp8kit_last_error();
+  } else {
+    EXPECT_EQ(select_path(problem.desc(), FP8KIT_PATH_SM90_WGMMA, &got), FP8KIT_STATUS_UNSUPPORTED);
+    EXPECT_NE(std::string(fp8kit_last_error()).find("sm90_wgmma"), std::string::npos) << fp8kit_last_error();
+  }
+}
+
+// More experts than the sm90 unit table: forced, refused naming `experts`;
+// AUTO falls back to the next grouped path.
+TEST(GroupedDevice, WgmmaPathRefusesExpertsAboveItsTable) {
+  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  if (!on_hopper()) GTEST_SKIP() << "sm90_wgmma runs on Hopper only";
+  GroupedCase c;
+  c.n = 32;
+  c.k = 64;
+  c.sizes.assign(fp8kit::sm90::kMaxGroupedExperts + 1, 1);
+  const fp8kit::ref::GroupedProblem problem(c, rng());
+  fp8kit_path got = FP8KIT_PATH_AUTO;
+  EXPECT_EQ(select_path(problem.desc(), FP8KIT_PATH_SM90_WGMMA, &got), FP8KIT_STATUS_UNSUPPORTED);
+  EXPECT_NE(std::string(fp8kit_last_error()).find("experts = 1025"), std::string::npos) << fp8kit_last_error();
+  ASSERT_EQ(select_path(problem.desc(), FP8KIT_PATH_AUTO, &got), FP8KIT_STATUS_SUCCESS) << fp8kit_last_error();
+  EXPECT_EQ(got, FP8KIT_PATH_SM89_MMA);
 }
 
 }  // namespace

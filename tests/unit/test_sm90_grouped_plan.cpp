@@ -1,0 +1,122 @@
+// The native Hopper grouped path's host plan (src/gemm/sm90/grouped_plan.hpp):
+// the tile from host-known sizes only, the unit bound against the units the
+// device counts (the clamped group sizes of the reference), the persistent
+// grid, the refusals and the grouped tiles' shared-memory budget. Host only.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "gemm/sm90/grouped_plan.hpp"
+#include "gemm/sm90/shared_storage.hpp"
+#include "reference/grouped_reference.hpp"
+
+namespace sm90 = fp8kit::sm90;
+using fp8kit::GroupedParams;
+using sm90::Tile;
+
+namespace {
+
+constexpr int kH200Sms = 132;
+
+GroupedParams problem(fp8kit_grouped_layout layout, int experts, int rows, int n, bool block = false) {
+  GroupedParams g{};
+  g.layout = layout;
+  g.experts = experts;
+  g.rows = rows;
+  g.dense.n = n;
+  g.dense.k = 256;
+  g.dense.a_scale_mode = block ? FP8KIT_SCALE_BLOCK : FP8KIT_SCALE_TENSOR;
+  g.dense.b_scale_mode = g.dense.a_scale_mode;
+  return g;
+}
+
+TEST(Sm90GroupedPlan, OrientationFromHostSizesOnly) {
+  // Masked: max_m; contiguous: the mean rows per expert, against kSwapMaxM.
+  EXPECT_TRUE(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_MASKED, 8, 64, 4096), kH200Sms).swap);
+  EXPECT_FALSE(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_MASKED, 8, 65, 4096), kH200Sms).swap);
+  EXPECT_TRUE(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_CONTIGUOUS, 8, 8 * 64, 4096), kH200Sms).swap);
+  EXPECT_FALSE(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_CONTIGUOUS, 8, 8 * 64 + 8, 4096), kH200Sms).swap);
+  EXPECT_TRUE(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_CONTIGUOUS, 8, 0, 4096), kH200Sms).swap);
+}
+
+TEST(Sm90GroupedPlan, TileOfEachOrientationAndScaleMode) {
+  const struct {
+    int rows;
+    bool block;
+    Tile tile;
+    int a_rows;
+  } cases[] = {{32, false, Tile::kGrouped128x64Swap, 64},
+               {32, true, Tile::kGrouped128x64SwapBlock, 64},
+               {512, false, Tile::kGrouped128x128, 128},
+               {512, true, Tile::kGrouped128x128Block, 128}};
+  for (const auto& c : cases) {
+    const sm90::GroupedPlan pl = sm90::make_grouped_plan(problem(FP8KIT_GROUPED_MASKED, 4, c.rows, 300, c.block), kH200Sms);
+    EXPECT_EQ(pl.tile, c.tile) << c.rows << (c.block ? " block" : "");
+    EXPECT_EQ(pl.a_rows, c.a_rows);
+    EXPECT_EQ(pl.b_rows, 128);
+    EXPECT_EQ(pl.b_tiles, 3);  // ceil(300 / 128)
+    EXPECT_EQ(pl.swap, sm90::TileConfig<Tile::kGrouped128x64Swap>::kSwap == (c.a_rows == 64));
+  }
+}
+
+// The device's unit count (sum_e ceil(rows_e / a_rows) x b_tiles over the
+// clamped sizes) never exceeds the host bound the grid is sized from.
+TEST(Sm90GroupedPlan, UnitBoundCoversEveryGrouping) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const auto layout = trial % 2 ? FP8KIT_GROUPED_MASKED : FP8KIT_GROUPED_CONTIGUOUS;
+    const int experts = 1 + static_cast<int>(rng() % 64);
+    const int rows = static_cast<int>(rng() % 1500);
+    const int n = 1 + static_cast<int>(rng() % 700);
+    std::vector<int32_t> groups(experts);
+    for (auto& v : groups) v = static_cast<int32_t>(rng() % (rows + 200)) - 50;  // out of order, negative, too big
+    const GroupedParams g = problem(layout, experts, rows, n, trial % 3 == 0);
+    const sm90::GroupedPlan pl = sm90::make_grouped_plan(g, kH200Sms);
+    int64_t units = 0;
+    for (const auto& r : fp8kit::ref::expert_rows(layout, experts, rows, groups.data()))
+      units += fp8kit::ceil_div(r.count, pl.a_rows) * pl.b_tiles;
+    ASSERT_LE(units, pl.max_units) << "trial " << trial;
+    EXPECT_EQ(pl.grid, std::min<int64_t>(pl.max_units, kH200Sms));
+    EXPECT_TRUE(sm90::grouped_limit_refusal(g, pl).empty());
+  }
+}
+
+TEST(Sm90GroupedPlan, RefusalsNameTheLimit) {
+  GroupedParams g = problem(FP8KIT_GROUPED_MASKED, sm90::kMaxGroupedExperts, 4, 64);
+  EXPECT_TRUE(sm90::grouped_limit_refusal(g, sm90::make_grouped_plan(g, kH200Sms)).empty());
+  g.experts = sm90::kMaxGroupedExperts + 1;
+  const std::string why = sm90::grouped_limit_refusal(g, sm90::make_grouped_plan(g, kH200Sms));
+  EXPECT_NE(why.find("experts = 1025"), std::string::npos) << why;
+  EXPECT_NE(why.find("1024"), std::string::npos) << why;
+  g = problem(FP8KIT_GROUPED_CONTIGUOUS, 4, 2147483647 - 100, 64);  // T within 512 of 2^31
+  EXPECT_NE(sm90::grouped_limit_refusal(g, sm90::make_grouped_plan(g, kH200Sms)).find("rows of A"), std::string::npos);
+}
+
+template <Tile G, Tile D>
+void expect_grouped_budget() {
+  using Cg = sm90::TileConfig<G>;
+  using Cd = sm90::TileConfig<D>;
+  static_assert(Cg::kGrouped && !Cd::kGrouped, "a grouped tile beside its dense one");
+  EXPECT_EQ(Cg::kSwap, Cd::kSwap);
+  EXPECT_EQ(Cg::kBlock, Cd::kBlock);
+  EXPECT_EQ(Cg::kBlockM, Cd::kBlockM);
+  EXPECT_EQ(Cg::kBlockN, Cd::kBlockN);
+  EXPECT_GE(Cg::kStages, 3);
+  EXPECT_LE(Cd::kStages - Cg::kStages, 1) << "the unit table costs at most one stage";
+  EXPECT_LE(sm90::smem_bytes<G>(), sm90::kSmemBytesMax);
+  // The table is in the grouped storage only (an empty base of the dense one).
+  EXPECT_TRUE(std::is_empty_v<sm90::GroupTable<false>>);
+  EXPECT_GE(sizeof(sm90::SharedStorage<G>), sizeof(sm90::GroupTable<true>) + Cg::kStages * Cg::kStageBytes);
+}
+
+TEST(Sm90GroupedPlan, GroupedTilesAreTheDenseOnesPlusTheTable) {
+  expect_grouped_budget<Tile::kGrouped128x128, Tile::k128x128>();
+  expect_grouped_budget<Tile::kGrouped128x128Block, Tile::k128x128Block>();
+  expect_grouped_budget<Tile::kGrouped128x64Swap, Tile::k128x64Swap>();
+  expect_grouped_budget<Tile::kGrouped128x64SwapBlock, Tile::k128x64SwapBlock>();
+}
+
+}  // namespace
