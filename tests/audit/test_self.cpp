@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "audit/lint.hpp"
+#include "gemm/sm90/tile_config.hpp"
 #include "test_util.hpp"
 
 namespace fp8kit::audit::test {
@@ -69,7 +70,7 @@ TEST_P(GemmSass, TensorCoresOfTheTarget) {
   o.keep_records = true;
   const AuditReport r = audit_files({FP8KIT_LIBRARY}, o);
   ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
-  int checked = 0;
+  int checked = 0, wgmma_kernels = 0, grouped_wgmma = 0;
   for (const KernelRecord& k : r.records) {
     if (!is_gemm_kernel(k) || !k.has_image || k.image.kind != arch::ImageKind::Sass) continue;
     if (k.image.arch < target || k.image.arch > target) continue;  // another target's image
@@ -77,7 +78,13 @@ TEST_P(GemmSass, TensorCoresOfTheTarget) {
     SCOPED_TRACE(image_name(k.image) + " " + k.demangled);
     EXPECT_EQ(k.outcome, Outcome::Sass);
     if (wgmma) {
+      // Dense and grouped tiles alike (the grouped ones are the same kernel
+      // template with Tile values from kTileCount on): QGMMA, never HMMA.
       EXPECT_TRUE(k.tensor_ops & tc::kQgmma) << tensor_ops_names(k.tensor_ops);
+      EXPECT_FALSE(k.tensor_ops & tc::kHmma) << tensor_ops_names(k.tensor_ops);
+      ++wgmma_kernels;
+      for (int t = sm90::kTileCount; t < sm90::kTileCount + sm90::kGroupedTileCount; ++t)
+        if (k.demangled.find("(fp8kit::sm90::Tile)" + std::to_string(t) + ",") != std::string::npos) ++grouped_wgmma;
     } else if (is_block_scaled_mma_kernel(k)) {
       // sm120_mma: the block-scaled form at unit scales, and only that.
       EXPECT_EQ(k.tensor_ops, tc::kQmmaSf) << tensor_ops_names(k.tensor_ops);
@@ -93,6 +100,8 @@ TEST_P(GemmSass, TensorCoresOfTheTarget) {
     ++checked;
   }
   if (checked == 0) GTEST_SKIP() << "no FP8 GEMM kernel has an sm_" << target << " image in this build";
+  // Each sm_90a image carries the 16 grouped kernels beside the dense 24.
+  if (wgmma_kernels > 0) EXPECT_EQ(grouped_wgmma, sm90::kGroupedTileCount * 4) << "of " << wgmma_kernels;
   RecordProperty("kernels", checked);
 }
 
