@@ -84,6 +84,14 @@ TEST(Sm90GroupedPlan, UnitBoundCoversEveryGrouping) {
   }
 }
 
+TEST(Sm90GroupedPlan, NoRowsNoLaunch) {
+  for (auto layout : {FP8KIT_GROUPED_CONTIGUOUS, FP8KIT_GROUPED_MASKED}) {
+    const sm90::GroupedPlan pl = sm90::make_grouped_plan(problem(layout, 4, 0, 256), kH200Sms);
+    EXPECT_EQ(pl.max_units, 0);
+    EXPECT_EQ(pl.grid, 0);
+  }
+}
+
 TEST(Sm90GroupedPlan, RefusalsNameTheLimit) {
   GroupedParams g = problem(FP8KIT_GROUPED_MASKED, sm90::kMaxGroupedExperts, 4, 64);
   EXPECT_TRUE(sm90::grouped_limit_refusal(g, sm90::make_grouped_plan(g, kH200Sms)).empty());

@@ -127,7 +127,7 @@ cudaError_t launch(const GroupedParams& g, const DeviceInfo& dev, cudaStream_t s
   const int t = static_cast<int>(pl.tile) - kFirst;
   const Kernel& kern = kKernels[t][tx == E5][ty == E5];
   *kernel_name = kern.name;
-  if (pl.grid == 0) return cudaSuccess;  // no rows at all (T = 0 or max_m = 0)
+  if (pl.grid == 0) return cudaSuccess;  // no rows at all (grouped_plan.hpp)
 
   sm90::KernelArgs args = grouped_args(g, pl);
   const int a_rows = pl.swap ? args.rows_y : args.rows_x;

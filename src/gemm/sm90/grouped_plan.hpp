@@ -56,7 +56,8 @@ inline GroupedPlan make_grouped_plan(const GroupedParams& g, int sm_count) {
   else
     pl = block ? grouped_shape<Tile::kGrouped128x128Block>() : grouped_shape<Tile::kGrouped128x128>();
   pl.b_tiles = static_cast<int>(ceil_div(g.dense.n, pl.b_rows));
-  pl.max_units = grouped_m_slots(g, pl.a_rows) * pl.b_tiles;
+  // No rows at all (T = 0, max_m = 0): no unit, no launch (A's map would be empty).
+  pl.max_units = g.rows == 0 ? 0 : grouped_m_slots(g, pl.a_rows) * pl.b_tiles;
   pl.grid = static_cast<int>(std::min<int64_t>(pl.max_units, sm_count));
   return pl;
 }
