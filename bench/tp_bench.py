@@ -36,11 +36,11 @@ import torch.distributed as dist
 
 import fp8kit
 from fp8kit import distributed as tp
+from fp8kit._lib import BLOCK
 
 L2_BYTES = 60 << 20
 ROTATION_BYTES = 2 * L2_BYTES
 MAX_COPIES = 16
-BLOCK = 128
 
 
 def random_fp8(shape, gen):

@@ -40,16 +40,12 @@ def bad(message):
     return TPError(_lib.STATUS_INVALID_ARGUMENT, message)
 
 
-def _dtype_names(dtypes):
-    return ", ".join(str(d).replace("torch.", "") for d in dtypes)
-
-
 def check_tensor(t, name, dtypes, dim=None):
     """t is a torch.Tensor of one of dtypes (and rank dim), else TPError naming it."""
     if not isinstance(t, torch.Tensor):
         raise bad(f"{name}: expected a torch.Tensor, got {type(t).__name__}")
     if t.dtype not in dtypes:
-        raise bad(f"{name}.dtype = {t.dtype}: must be one of {_dtype_names(dtypes)}")
+        raise bad(f"{name}.dtype = {t.dtype}: must be one of {T._names(dtypes)}")
     if dim is not None and t.dim() != dim:
         raise bad(f"{name} has shape {tuple(t.shape)}: must be {dim}-D")
 

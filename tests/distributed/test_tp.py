@@ -23,16 +23,16 @@ import socket
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))  # conftest: reference, assert_close
+# tests/python: conftest (float64 reference, bound) and tp_fakes (CPU-generated operands).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 
 import fp8kit  # noqa: E402
 from fp8kit import distributed as tp  # noqa: E402
-from conftest import BLOCK, E4M3, assert_close, reference  # noqa: E402
-
-ACT = {"tensor": "tensor", "channel": "row", "block": "block"}
+from conftest import BLOCK, assert_close, reference  # noqa: E402
+from tp_fakes import ACT, cpu_fp8 as _fp8, weight_scale as _weight_scale  # noqa: E402
 # (M, N, K) of the full layers: ragged M; N and K split on 128-blocks for 1, 2 or 4 ranks.
 SHAPES = [(33, 1024, 1536), (1, 512, 1024), (130, 1536, 512)]
 
@@ -45,17 +45,6 @@ def _single_process_env():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     os.environ.update(RANK="0", LOCAL_RANK="0", WORLD_SIZE="1", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-
-
-def _fp8(shape, gen):
-    x = torch.randn(shape, generator=gen)
-    x[torch.rand(shape, generator=gen) < 0.02] *= 50
-    return x.clamp(-400, 400).to(E4M3)
-
-
-def _weight_scale(mode, n, k, gen):
-    shape = {"tensor": (1,), "channel": (n,), "block": (-(-n // BLOCK), -(-k // BLOCK))}[mode]
-    return torch.rand(shape, generator=gen) * 0.02 + 0.001
 
 
 class Checker:

@@ -10,8 +10,9 @@ import torch
 import torch.distributed as dist
 
 from conftest import BLOCK, E4M3, assert_close, reference
+from fp8kit import _lib
 
-FP8_MAX = 448.0
+FP8_MAX = _lib.FP8_MAX[_lib.DTYPE_E4M3]
 
 
 def fake_scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=torch.bfloat16):
@@ -49,12 +50,14 @@ def install_fakes(monkeypatch=None):
 
 
 def cpu_fp8(shape, gen):
+    """conftest.fp8's values from a CPU generator: N(0, 1) with a few large ones, e4m3."""
     x = torch.randn(shape, generator=gen)
     x[torch.rand(shape, generator=gen) < 0.02] *= 50
     return x.clamp(-400, 400).to(E4M3)
 
 
 def weight_scale(mode, n, k, gen):
+    """A float32 weight scale of `mode` ("tensor", "channel", "block") for an [N, K] weight."""
     if mode == "tensor":
         return torch.rand(1, generator=gen) * 0.02 + 0.001
     if mode == "channel":
