@@ -70,6 +70,8 @@ def group_rank_world(group=None):
         if group is not None:
             raise bad("group: given, but torch.distributed has no initialised process group")
         return 0, 1
+    if group is not None and not isinstance(group, dist.ProcessGroup):
+        raise bad(f"group: expected a torch.distributed ProcessGroup or None, got {type(group).__name__}")
     rank, world = dist.get_rank(group), dist.get_world_size(group)
     if rank < 0:
         raise bad("group: this process is not a member of it")
@@ -121,6 +123,11 @@ def _gather_columns(y, world, group):
     buf = torch.empty((world * m, part), dtype=y.dtype, device=y.device)
     dist.all_gather_into_tensor(buf, T.dense(y), group=group)
     return buf.view(world, m, part).permute(1, 0, 2).reshape(m, world * part)
+
+
+def _check_flag(value, name):
+    if not isinstance(value, bool):
+        raise bad(f"{name} = {value!r}: must be True or False")
 
 
 def _check_options(mode, w_mode, input_scale, weight, out_dtype, reduce_dtype=None):
@@ -188,6 +195,7 @@ def column_parallel_linear(x, weight, weight_scale, bias=None, *, x_scale=None, 
     FP8 and weight_scale / bias this rank's shard (shard_column gives them). x: the
     full [..., K] activation (bf16 / f16 / f32, quantised here in act_mode) or an
     FP8 [M, K] with x_scale. Returns [..., N] (gathered) or [..., N/W]."""
+    _check_flag(gather_output, "gather_output")
     layer = _Layer("column", weight, weight_scale, bias, group, act_mode, input_scale, out_dtype)
     return layer.column(x, x_scale, weight, weight_scale, bias, input_scale, gather_output)
 
@@ -199,6 +207,7 @@ def row_parallel_linear(x, weight, weight_scale, bias=None, *, x_scale=None, act
     x: this rank's [..., K/W] slice (input_is_parallel) or the full [..., K]; bf16 /
     f16 / f32 (quantised here) or FP8 [M, *] with x_scale. Partials are summed in
     reduce_dtype. Returns [..., N]."""
+    _check_flag(input_is_parallel, "input_is_parallel")
     layer = _Layer("row", weight, weight_scale, bias, group, act_mode, input_scale, out_dtype, reduce_dtype)
     return layer.row(x, x_scale, weight, weight_scale, bias, input_scale, input_is_parallel)
 
@@ -230,6 +239,7 @@ class ColumnParallelFp8Linear(_ParallelFp8Linear):
         super().__init__()
         self._layer = _Layer("column", weight, weight_scale, bias, group, act_mode, input_scale, out_dtype)
         self._hold(weight, weight_scale, bias, input_scale)
+        _check_flag(gather_output, "gather_output")
         self.gather_output = gather_output
         self.in_features = self._layer.k
         self.out_features_per_rank = self._layer.n
@@ -263,6 +273,7 @@ class RowParallelFp8Linear(_ParallelFp8Linear):
         self._layer = _Layer("row", weight, weight_scale, bias, group, act_mode, input_scale, out_dtype,
                              reduce_dtype)
         self._hold(weight, weight_scale, bias, input_scale)
+        _check_flag(input_is_parallel, "input_is_parallel")
         self.input_is_parallel = input_is_parallel
         self.in_features_per_rank = self._layer.k
         self.in_features = self._layer.k * self.world_size

@@ -97,6 +97,9 @@ def test_bad_weights_scales_and_options_are_refused_naming_them():
     _refused(r"reduce_dtype = torch.float64", RowParallelFp8Linear, w, ws, reduce_dtype=torch.float64)
     _refused(r"group: given, but torch.distributed has no initialised process group", ColumnParallelFp8Linear.from_full,
              w, ws, group=object())
+    _refused(r"gather_output = 'yes': must be True or False", ColumnParallelFp8Linear, w, ws, gather_output="yes")
+    _refused(r"input_is_parallel = 1: must be True or False", row_parallel_linear, None, w, ws,
+             input_is_parallel=1)
 
 
 def test_bad_inputs_are_refused_before_any_work(monkeypatch):
@@ -155,6 +158,12 @@ def gloo_world_of_one(tmp_path):
     dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1)
     yield
     dist.destroy_process_group()
+
+
+def test_a_group_that_is_not_a_process_group_is_refused(gloo_world_of_one):
+    w, ws, _ = _weights("tensor")
+    _refused(r"group: expected a torch.distributed ProcessGroup or None, got str", RowParallelFp8Linear, w, ws,
+             group="world")
 
 
 @pytest.mark.parametrize("mode", MODES)
