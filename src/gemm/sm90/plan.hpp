@@ -18,10 +18,15 @@ namespace fp8kit::sm90 {
 constexpr int kSwapMaxM = 64;
 // Decode split-K: as many splits as fill one wave of SMs, while each split
 // keeps at least one pipeline's worth of K blocks (the swapped tile's 8
-// stages). v10 kept 24: its splits paid a memset of the counters and a
-// device-scope fence per thread (~5 us a split level); neither is left
-// (epilogue.cuh). Beyond one wave splits lost up to 2x in the v10 sweep.
+// stages), and only for streams of at least kMinDecodeSplitStream K blocks.
+// Measured without the memset (v12, docs/perf.md): going from 1 to 2-4
+// splits still costs ~2 us, which K <= 4096 (32 K blocks) does not win back
+// (1x4096x4096 in a graph: 9.4 us unsplit, 11.2 with 4 splits of 8), while
+// the long streams gain (1x4096x7168: 19.1 -> 14.2 us at 4 splits of 14;
+// 1x2112x7168: 16.3 -> 13.1 at 7 of 8). Beyond one wave splits lost up to
+// 2x in the v10 sweep.
 constexpr int kMinSplitKBlocksSmall = 8;
+constexpr int kMinDecodeSplitStream = 48;
 // Normal tiles: split-K only while each split covers this many K blocks.
 constexpr int kMinSplitKBlocksLarge = 8;
 // Tiles along X per rasterisation group: a wave of ~132 tiles then covers
@@ -125,12 +130,12 @@ inline Plan plan_for(Tile t, int splits, int m, int n, int k, int sm_count, size
 }
 
 // Decode split count: as many splits as fill one wave, each keeping
-// kMinSplitKBlocksSmall K blocks; none once the tiles fill the SMs (a full
-// grid already streams near the roof: v10 sweep, 1x57344x8192, 448 tiles,
-// 0.82 of it unsplit).
+// kMinSplitKBlocksSmall K blocks; none for short streams, nor once the tiles
+// fill the SMs (a full grid already streams near the roof: v10 sweep,
+// 1x57344x8192, 448 tiles, 0.82 of it unsplit).
 inline int decode_splits(const Plan& one, int sm_count) {
   const int64_t tiles = int64_t{one.tiles_x} * one.tiles_y;
-  if (tiles >= sm_count) return 1;
+  if (tiles >= sm_count || one.k_blocks < kMinDecodeSplitStream) return 1;
   return std::max(1, std::min(static_cast<int>(sm_count / tiles), one.k_blocks / kMinSplitKBlocksSmall));
 }
 
