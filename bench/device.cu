@@ -78,6 +78,13 @@ void* DeviceBuffer::reserve(size_t bytes) {
   return ptr_;
 }
 
+void* DeviceBuffer::reserve_zeroed(size_t bytes) {
+  if (bytes <= bytes_) return ptr_;
+  reserve(bytes);
+  BENCH_CUDA(cudaMemset(ptr_, 0, bytes_));
+  return ptr_;
+}
+
 void DeviceBuffer::release() {
   if (ptr_) cudaFree(ptr_);
   ptr_ = nullptr;

@@ -25,6 +25,7 @@ class DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   ~DeviceBuffer();
   void* reserve(size_t bytes);  // contents are not kept when it grows
+  void* reserve_zeroed(size_t bytes);  // as reserve; zero-filled whenever it is (re)allocated
   void release();
   void* get() const { return ptr_; }
 

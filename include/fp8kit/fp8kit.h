@@ -104,6 +104,13 @@ typedef struct fp8kit_gemm_options {
                               launch) and reads B, the weights, before that kernel has
                               finished. Only when that kernel does not write B. Pays
                               inside CUDA graphs (decode); off by default. */
+  int workspace_zeroed;  /* nonzero: the caller zero-filled `workspace` once (e.g. cudaMemset
+                            after allocating it) and lends it to fp8kit alone, to one stream
+                            or graph at a time. Each completed call leaves it as fp8kit needs
+                            it, so the call skips zeroing its split-K counters (a memset
+                            before the kernel; in a graph a node that also breaks
+                            programmatic launch). After a failed or aborted call, or any
+                            other use of the memory, zero it again. Off by default. */
 } fp8kit_gemm_options;
 
 /* Fills options with the defaults (AUTO path, unchecked, no workspace, no

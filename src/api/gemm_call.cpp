@@ -32,6 +32,7 @@ fp8kit_status run_gemm(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* 
   env.programmatic_launch = call.options.programmatic_launch != 0;
   env.workspace = call.options.workspace;
   env.workspace_size = call.options.workspace_size;
+  env.workspace_zeroed = call.options.workspace_zeroed != 0;
   return launch_path("fp8kit_gemm", env.checked, stream, call.path->name, [&](const char** kernel) {
     return call.path->launch(call.params, *call.device, env, stream, kernel);
   });

@@ -11,6 +11,7 @@ struct LaunchEnv {
   bool programmatic_launch = false;  // fp8kit_gemm_options.programmatic_launch
   void* workspace = nullptr;
   size_t workspace_size = 0;
+  bool workspace_zeroed = false;  // fp8kit_gemm_options.workspace_zeroed: no per-call memset
 };
 
 }  // namespace fp8kit

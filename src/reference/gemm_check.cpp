@@ -258,9 +258,8 @@ GemmOutcome Problem::check(fp8kit_path path, std::mt19937_64& rng, int64_t full_
 }
 
 GemmOutcome run_case(const GemmCase& c, fp8kit_path path, std::mt19937_64& rng, int64_t full_check_limit,
-                     int samples) {
+                     int samples, const LentWorkspace& ws, int runs) {
   const Problem problem(c, rng);
-  problem.poison();
   fp8kit_gemm_options opt;
   fp8kit_gemm_options_init(&opt);
   opt.path = path;
@@ -268,7 +267,22 @@ GemmOutcome run_case(const GemmCase& c, fp8kit_path path, std::mt19937_64& rng, 
   GemmOutcome out;
   fp8kit_path chosen = path;
   out.status = fp8kit_gemm_select(&problem.desc(), &opt, &chosen);
-  if (out.status == FP8KIT_STATUS_SUCCESS) out.status = fp8kit_gemm(&problem.desc(), &opt, nullptr);
+  size_t bytes = ws.bytes;
+  if (out.status == FP8KIT_STATUS_SUCCESS && !ws.ptr)
+    out.status = fp8kit_gemm_workspace_size(&problem.desc(), &opt, &bytes);
+  const DeviceBuffer own(ws.ptr ? 0 : bytes);
+  if (ws.ptr) {
+    opt.workspace = ws.ptr;
+    opt.workspace_zeroed = ws.zeroed;
+  } else {
+    check_cuda(cudaMemset(own.get(), kPoisonByte, bytes), "poison workspace");
+    opt.workspace = bytes ? own.get() : nullptr;
+  }
+  opt.workspace_size = opt.workspace ? bytes : 0;
+  for (int i = 0; i < runs && out.status == FP8KIT_STATUS_SUCCESS; ++i) {
+    problem.poison();
+    out.status = fp8kit_gemm(&problem.desc(), &opt, nullptr);
+  }
   out.message = fp8kit_last_error();
   if (out.status != FP8KIT_STATUS_SUCCESS) return out;
   check_cuda(cudaDeviceSynchronize(), "sync");

@@ -116,8 +116,19 @@ class Problem {
   fp8kit_gemm_desc desc_{};
 };
 
-// Problem + one checked fp8kit_gemm through `path` + check.
+// The workspace a case runs with. ptr null: run_case lends one of the size
+// fp8kit_gemm_workspace_size asks for, filled with poison and without the
+// zeroed promise. Otherwise `bytes` at ptr, with the promise when `zeroed`
+// (the caller zero-filled it once and every run leaves it so).
+struct LentWorkspace {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  bool zeroed = false;
+};
+
+// Problem + `runs` checked fp8kit_gemm calls through `path` on one workspace
+// (D poisoned before each) + the check of the last.
 GemmOutcome run_case(const GemmCase& c, fp8kit_path path, std::mt19937_64& rng, int64_t full_check_limit = 1 << 16,
-                     int samples = 2048);
+                     int samples = 2048, const LentWorkspace& ws = {}, int runs = 1);
 
 }  // namespace fp8kit::ref

@@ -259,4 +259,39 @@ TEST(GemmDevice, WorkspaceQueryAnswers) {
   EXPECT_EQ(fp8kit_gemm_workspace_size(&desc, nullptr, &bytes), FP8KIT_STATUS_SUCCESS) << fp8kit_last_error();
 }
 
+// ---- One zero-filled workspace lent with the promise, shared by split-K plans ----
+// fp8kit_gemm_options.workspace_zeroed: no memset per call, so each call must
+// leave the split-K counters at zero for the next, whatever its plan (tile,
+// tile count, splits; on a 132-SM H200 these split 4, 8, 7 and 4 ways). Each
+// case runs twice on the workspace; the second run is checked. Then the
+// first shape again, after the others used the partials' memory.
+TEST(GemmWorkspace, ZeroedOnceServesEveryPlan) {
+  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  constexpr size_t kBytes = size_t{64} << 20;
+  const fp8kit::ref::DeviceBuffer ws(kBytes);
+  ASSERT_EQ(cudaMemset(ws.get(), 0, kBytes), cudaSuccess);
+  const fp8kit::ref::LentWorkspace lent{ws.get(), kBytes, true};
+  struct Case {
+    int64_t m, n, k;
+    int mode;  // kModes: tensor, token x channel, block
+  };
+  const Case cases[] = {{1, 4096, 7168, 1}, {5, 300, 8320, 2}, {16, 2112, 7168, 5}, {200, 300, 4224, 5},
+                        {1, 4096, 7168, 2}};
+  int rot = 0;
+  for (const Case& s : cases) {
+    GemmCase c{s.m, s.n, s.k};
+    c.a_mode = kModes[s.mode].a;
+    c.b_mode = kModes[s.mode].b;
+    c.d_type = kOuts[rot++ % 3];
+    const int ob = c.d_type == FP8KIT_DTYPE_F32 ? 4 : 2;
+    while (((c.n + c.ldd_pad) * ob) % 16) ++c.ldd_pad;  // D rows 16-byte aligned
+    const GemmOutcome r = fp8kit::ref::run_case(c, FP8KIT_PATH_SM90_WGMMA, rng(), 1 << 16, 2048, lent, 2);
+    if (r.status == FP8KIT_STATUS_UNSUPPORTED) GTEST_SKIP() << "sm90_wgmma cannot run here: " << r.message;
+    ASSERT_EQ(r.status, FP8KIT_STATUS_SUCCESS) << c.label() << ": " << r.message;
+    EXPECT_EQ(r.unwritten, 0) << c.label();
+    EXPECT_EQ(r.clobbered, 0) << c.label();
+    EXPECT_EQ(r.failures, 0) << c.label() << ": first " << r.first_failure;
+  }
+}
+
 }  // namespace

@@ -56,8 +56,15 @@ void expect_consistent(const Plan& p, int m, int n, int k, bool block, int sms, 
     EXPECT_EQ(p.workspace_bytes(), 0u);
   } else {
     EXPECT_LE(p.workspace_bytes(), ws);
-    EXPECT_GE(p.partial_bytes, static_cast<size_t>(tiles) * p.splits * p.block_m * p.block_n * sizeof(float));
-    EXPECT_GE(p.counter_bytes, static_cast<size_t>(tiles) * sm90::kConsumers * sizeof(unsigned));
+    // The partials keep the registers of the columns inside D: all of them
+    // in the normal tiles, the tokens' (4 per 8 columns) in swapped ones.
+    const int acc_regs = p.block_n / 2;
+    EXPECT_EQ(p.partial_regs, p.swap ? std::min(acc_regs, 4 * static_cast<int>(fp8kit::ceil_div(m, 8))) : acc_regs);
+    EXPECT_GE(p.partial_bytes, static_cast<size_t>(tiles) * p.splits * p.block_m * p.partial_regs *
+                                   sm90::kWarpgroupThreads * sizeof(float) / sm90::kWgmmaM);
+    // One counter region of fixed size at the workspace's head, for every plan.
+    EXPECT_EQ(p.counter_bytes, sm90::kCounterBytes);
+    EXPECT_LE(tiles, sm90::kMaxSplitTiles);
   }
 }
 
@@ -97,18 +104,31 @@ TEST(Sm90Plan, WorkspaceSizeGivesTheBestPlan) {
     }
 }
 
-TEST(Sm90Plan, DecodeSplitsOnlyLongWeightStreams) {
-  for (int n : {300, 2112, 4096, 8192, 28672})
+TEST(Sm90Plan, DecodeSplitsFillOneWaveWithFullPipelines) {
+  for (int n : {300, 2112, 4096, 8192, 28672, 57344})
     for (int k : {512, 2048, 4096, 8320, 14336, 28672})
       for (int m : {1, 16, 64}) {
         const Plan p = sm90::make_plan(m, n, k, false, kH200Sms, kAnyWorkspace);
         SCOPED_TRACE(label(m, n, k, false, kH200Sms, kAnyWorkspace));
         EXPECT_EQ(p.tile, Tile::k128x64Swap);
+        const int tiles = p.tiles_x * p.tiles_y;
+        if (tiles >= kH200Sms || p.k_blocks < sm90::kMinDecodeSplitStream) EXPECT_EQ(p.splits, 1);
         if (p.splits > 1) {
           EXPECT_GE(p.kb_per_split, sm90::kMinSplitKBlocksSmall);
           EXPECT_LE(p.num_units, kH200Sms);
         }
       }
+}
+
+// The swapped tile's partial shrinks with M: 4 registers per 8 tokens.
+TEST(Sm90Plan, DecodePartialsAsWideAsTheTokens) {
+  for (int m : {1, 8, 9, 16, 64}) {
+    const Plan p = sm90::plan_for(Tile::k128x64Swap, 4, m, 4096, 4096, kH200Sms, kAnyWorkspace);  // 32 tiles
+    SCOPED_TRACE(m);
+    ASSERT_EQ(p.splits, 4);
+    EXPECT_EQ(p.partial_regs, 4 * static_cast<int>(fp8kit::ceil_div(m, 8)));
+    EXPECT_EQ(p.partial_bytes, size_t{32} * 4 * 2 * p.partial_regs * 128 * sizeof(float));
+  }
 }
 
 TEST(Sm90Plan, WideTilesOnlyOnAFullGridAndNeverSplit) {
@@ -141,10 +161,16 @@ TEST(Sm90Plan, FittedChoicesOnTheH200) {
       {512, 6144, 4096, true, Tile::k256x128Block, 1},   // block: 31.3 us vs 40.4
       {1000, 2104, 272, false, Tile::k256x128, 1},       // the GPU tests' wide-tile shape
       {1000, 2104, 272, true, Tile::k256x128Block, 1},
-      {1, 4096, 4096, false, Tile::k128x64Swap, 1},        // decode: 12.3 us unsplit vs 15.2 with 4 splits
-      {1, 4096, 14336, false, Tile::k128x64Swap, 4},       // 26.8 us vs 31.8 unsplit
-      {1, 8192, 28672, false, Tile::k128x64Swap, 2},       // 69.5 us vs 84.0 unsplit
-      {5, 300, 8320, false, Tile::k128x64Swap, 2},         // the GPU tests' decode split-K shape
+      // Decode (v12, docs/perf.md): long streams split into one wave of
+      // splits of >= 8 K blocks; short ones (K <= 4096) do not.
+      {1, 4096, 4096, false, Tile::k128x64Swap, 1},        // graph: 9.4 us unsplit vs 11.2 with 4 splits
+      {1, 7168, 2048, false, Tile::k128x64Swap, 1},        // graph: 6.7 us unsplit vs 8.7 with 2
+      {1, 4096, 7168, false, Tile::k128x64Swap, 4},        // graph: 14.2 us vs 19.1 with 2 (v11's rule)
+      {1, 2112, 7168, false, Tile::k128x64Swap, 7},        // graph: 13.1 us vs 16.3 with 2
+      {1, 4096, 14336, false, Tile::k128x64Swap, 4},       // 26.8 us vs 31.8 unsplit (v10)
+      {1, 8192, 28672, false, Tile::k128x64Swap, 2},       // 69.5 us vs 84.0 unsplit (v10)
+      {1, 57344, 8192, false, Tile::k128x64Swap, 1},       // 448 tiles: a full grid
+      {5, 300, 8320, false, Tile::k128x64Swap, 8},         // the GPU tests' decode split-K shape
       {200, 300, 4224, false, Tile::k128x128, 4},       // the GPU tests' large-tile split-K shape
   };
   for (const Pin& pin : pins) {

@@ -132,6 +132,13 @@ TEST(Validation, ProgrammaticLaunchIsOptIn) {
   EXPECT_EQ(o.programmatic_launch, 1);
 }
 
+// The zeroed-workspace promise is the caller's alone: never on by default.
+TEST(Validation, WorkspaceZeroedIsOptIn) {
+  fp8kit_gemm_options o;
+  fp8kit_gemm_options_init(&o);
+  EXPECT_EQ(o.workspace_zeroed, 0);
+}
+
 TEST(Validation, WorkspaceQueryNullOutput) {
   fp8kit_gemm_desc d = valid_desc();
   EXPECT_EQ(fp8kit_gemm_workspace_size(&d, nullptr, nullptr), FP8KIT_STATUS_INVALID_ARGUMENT);

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include <cuda.h>  // CUtensorMap (types only)
+#include <cuda/atomic>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -149,9 +150,16 @@ __device__ __forceinline__ void store_tile(const KernelArgs& p, const CUtensorMa
 }
 
 // Split-K: every split stores its partial sub-tiles (register-major,
-// coalesced; in swapped tiles only elements inside D: a partial is as wide
-// as the tokens, not the tile's 64 columns), then counts itself in; the last
-// to arrive sums all partials in split order (deterministic) into `acc`.
+// coalesced), then counts itself in; the last to arrive sums all partials in
+// split order (deterministic) into `acc` and puts the counter back to zero,
+// so a workspace stays ready for the next launch (the contract:
+// fp8kit_gemm_options.workspace_zeroed). A partial keeps only registers
+// r < p.partial_regs: in swapped tiles those hold the token columns inside D
+// (the tokens are the tile's 64 columns), so the f32 round trip shrinks with
+// M; in the others every register. Ordering: the consumer's barrier puts
+// every thread's stores before thread 0's acq_rel add (release for this
+// split's partial, acquire for the others'), and the second barrier puts
+// the last split's reads after it (no per-thread fence).
 // Returns false in the splits that were not last (they are done).
 template <Tile T>
 __device__ __forceinline__ bool reduce_splits(const KernelArgs& p, const Unit& w, int unit, int consumer, int thread,
@@ -159,8 +167,11 @@ __device__ __forceinline__ bool reduce_splits(const KernelArgs& p, const Unit& w
   using Cfg = TileConfig<T>;
   constexpr int R = Cfg::kAccRegs;
   constexpr int BN = Cfg::kBlockN;
-  constexpr int64_t kPartial = int64_t{R} * kWarpgroupThreads;  // one sub-tile
-  constexpr int64_t kPerConsumer = kPartial * Cfg::kSubTiles;
+  // Swapped tiles: one tile along Y (M <= 64 = BN), so the registers of the
+  // columns inside D are the first 4 * ceil(M / 8), which p.partial_regs
+  // counts; the others keep all R, known at compile time.
+  const int64_t sub_stride = int64_t{Cfg::kSwap ? p.partial_regs : R} * kWarpgroupThreads;  // one sub-tile
+  const int64_t per_consumer = sub_stride * Cfg::kSubTiles;
   const Fragment f(sub_row0<T>(w, consumer, 0), w.y0, thread);
   // (Swapped tiles only: in the others every element is stored, which
   // keeps the 256 x 128 tiles' registers free of the predicates.)
@@ -168,7 +179,7 @@ __device__ __forceinline__ bool reduce_splits(const KernelArgs& p, const Unit& w
     if constexpr (!Cfg::kSwap) return true;
     return f.row0 + s * kWgmmaM + 8 * h < w.x_end && f.col0 + 8 * j + e < w.y_end;
   };
-  float* mine = p.partials + (int64_t{unit} * kConsumers + consumer) * kPerConsumer;
+  float* mine = p.partials + (int64_t{unit} * kConsumers + consumer) * per_consumer;
 #pragma unroll
   for (int s = 0; s < Cfg::kSubTiles; ++s)
 #pragma unroll
@@ -178,21 +189,20 @@ __device__ __forceinline__ bool reduce_splits(const KernelArgs& p, const Unit& w
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const int r = 4 * j + 2 * h + e;
-          if (inside(s, j, h, e)) __stcg(mine + s * kPartial + r * kWarpgroupThreads + thread, acc[s][r]);
+          if (inside(s, j, h, e)) __stcg(mine + s * sub_stride + r * kWarpgroupThreads + thread, acc[s][r]);
         }
-  __threadfence();
   consumer_barrier(consumer);
-  unsigned* counter = p.counters + w.tile * kConsumers + consumer;
-  if (thread == 0) last_flag[consumer] = (atomicAdd(counter, 1u) == static_cast<unsigned>(p.splits - 1));
+  cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(p.counters[w.tile * kConsumers + consumer]);
+  if (thread == 0)
+    last_flag[consumer] = counter.fetch_add(1u, cuda::memory_order_acq_rel) == static_cast<unsigned>(p.splits - 1);
   consumer_barrier(consumer);
   if (!last_flag[consumer]) return false;
-  __threadfence();
 #pragma unroll
   for (int s = 0; s < Cfg::kSubTiles; ++s)
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[s][r] = 0.0f;
   for (int split = 0; split < p.splits; ++split) {
-    const float* part = p.partials + (int64_t{w.tile * p.splits + split} * kConsumers + consumer) * kPerConsumer;
+    const float* part = p.partials + (int64_t{w.tile * p.splits + split} * kConsumers + consumer) * per_consumer;
 #pragma unroll
     for (int s = 0; s < Cfg::kSubTiles; ++s)
 #pragma unroll
@@ -202,10 +212,13 @@ __device__ __forceinline__ bool reduce_splits(const KernelArgs& p, const Unit& w
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
             const int r = 4 * j + 2 * h + e;
-            if (inside(s, j, h, e)) acc[s][r] += __ldcg(part + s * kPartial + r * kWarpgroupThreads + thread);
+            if (inside(s, j, h, e)) acc[s][r] += __ldcg(part + s * sub_stride + r * kWarpgroupThreads + thread);
           }
   }
-  if (thread == 0) *counter = 0u;  // left zero for the next launch on this workspace
+  // Every split has arrived, so nothing in this launch reads the counter
+  // again; the kernel boundary (griddepcontrol.wait under programmatic
+  // launch) orders this store before the next launch's first add.
+  if (thread == 0) counter.store(0u, cuda::memory_order_relaxed);
   return true;
 }
 

@@ -60,8 +60,9 @@ struct KernelArgs {
   int d_rows, d_cols;
   int n_tma;                // N rounded down to a multiple of 16 bytes of D
   fp8kit_dtype d_type;
-  float* partials;          // split-K: [num_units][BLK_M * BLK_N] f32 (unused if splits == 1)
-  unsigned* counters;       // split-K: [tiles * kConsumers] arrival counts, zero at launch
+  float* partials;          // split-K: [num_units][kConsumers][sub-tiles][partial_regs][128 threads] f32
+  int partial_regs;         //   registers of a partial (the accumulator's first ones; plan.hpp)
+  unsigned* counters;       // split-K: [tiles * kConsumers] arrival counts, zero at launch and left zero
   int weights_first;        // programmatic launch: the first stages' weight tiles go out before
                             //   griddepcontrol.wait (mainloop.cuh); 0: X and Y per stage in order
   GroupedArgs grouped;      // grouped tiles only (num_units, tiles_x / y unused there)

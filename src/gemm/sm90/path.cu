@@ -131,9 +131,10 @@ sm90::KernelArgs kernel_args(const GemmParams& p, const sm90::Plan& pl, const La
   args.n_tma = n_tma_of(p);
   args.d_type = p.d_type;
   args.weights_first = env.programmatic_launch;
-  if (pl.splits > 1) {
-    args.partials = static_cast<float*>(env.workspace);
-    args.counters = reinterpret_cast<unsigned*>(static_cast<char*>(env.workspace) + pl.partial_bytes);
+  args.partial_regs = pl.partial_regs;
+  if (pl.splits > 1) {  // the workspace: counters, then partials (plan.hpp)
+    args.counters = static_cast<unsigned*>(env.workspace);
+    args.partials = reinterpret_cast<float*>(static_cast<char*>(env.workspace) + pl.counter_bytes);
   }
   return args;
 }
@@ -159,9 +160,11 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
   if (!encode(&map_x, x, args.rows_x, p.k, ldx, pl.block_m) || !encode(&map_y, y, args.rows_y, p.k, ldy, pl.block_n) ||
       !encode_d(&map_d, p))
     return cudaErrorInvalidValue;
-  if (pl.splits > 1) {
-    // The last split of each tile leaves its counter at zero again, but the
-    // workspace's first use (or a fault mid-run) may leave anything there.
+  if (pl.splits > 1 && !env.workspace_zeroed) {
+    // The last split of each tile leaves its counter at zero again, but
+    // memory lent without the zeroed promise may hold anything. With it
+    // there is no memset, whose graph node would also break the
+    // programmatic edge between two GEMMs.
     if (cudaError_t e = cudaMemsetAsync(args.counters, 0, pl.counter_bytes, stream); e != cudaSuccess) return e;
   }
 

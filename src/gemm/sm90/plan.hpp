@@ -16,17 +16,32 @@ namespace fp8kit::sm90 {
 // At or below this M the problem is a weight stream (decode): swap A and B so
 // that N fills the 128-row tile side and the few tokens sit in wgmma N = 64.
 constexpr int kSwapMaxM = 64;
-// Split-K only while each split still covers this many 128-deep K blocks.
-// A split costs a partial tile written, an arrival and the last split's
-// reads (a chain of L2 round trips), plus the counters' memset: in decode it
-// pays only for long weight streams (with 24 the rule's choices were within
-// 1% of the best split count on the decode shapes).
-constexpr int kMinSplitKBlocksSmall = 24;
+// Decode split-K: as many splits as fill one wave of SMs, while each split
+// keeps at least one pipeline's worth of K blocks (the swapped tile's 8
+// stages), and only for streams of at least kMinDecodeSplitStream K blocks.
+// Measured without the memset (v12, docs/perf.md): going from 1 to 2-4
+// splits still costs ~2 us, which K <= 4096 (32 K blocks) does not win back
+// (1x4096x4096 in a graph: 9.4 us unsplit, 11.2 with 4 splits of 8), while
+// the long streams gain (1x4096x7168: 19.1 -> 14.2 us at 4 splits of 14;
+// 1x2112x7168: 16.3 -> 13.1 at 7 of 8). Beyond one wave splits lost up to
+// 2x in the v10 sweep.
+constexpr int kMinSplitKBlocksSmall = 8;
+constexpr int kMinDecodeSplitStream = 48;
+// Normal tiles: split-K only while each split covers this many K blocks.
 constexpr int kMinSplitKBlocksLarge = 8;
 // Tiles along X per rasterisation group: a wave of ~132 tiles then covers
 // about group_x x (132 / group_x) tiles of the output.
 constexpr int kGroupX = 16;
 constexpr int64_t kWorkspaceAlign = 256;
+// Split-K arrival counters sit at the head of the workspace, one region of
+// fixed size for every plan: a workspace lent with the zeroed promise
+// (fp8kit_gemm_options.workspace_zeroed) then keeps every plan's counters
+// at zero, while the partials after them may hold anything. Plans with more
+// tiles do not split.
+constexpr int kMaxSplitTiles = 1024;
+constexpr size_t kCounterBytes = size_t{kMaxSplitTiles} * kConsumers * sizeof(unsigned);
+static_assert(kCounterBytes % kWorkspaceAlign == 0, "partials start aligned");
+static_assert(kSwapMaxM <= TileConfig<Tile::k128x64Swap>::kBlockN, "a swapped tile has one tile along Y");
 // Makespan model of the normal tiles, in times of one 128 x 128 K block:
 // waves x (K blocks per unit x block cost + tile overhead). The 256 x 128 K
 // block costs 2.0-2.2 of the 128 x 128 one (its single accumulator waits
@@ -46,8 +61,9 @@ struct Plan {
   int block_m, block_n;
   int tiles_x, tiles_y, group_x;
   int k_blocks, splits, kb_per_split, num_units, grid;
-  size_t partial_bytes;   // split-K partial tiles (0 without split-K)
-  size_t counter_bytes;   // split-K arrival counters
+  int partial_regs;       // accumulator registers per thread a split-K partial keeps
+  size_t counter_bytes;   // split-K arrival counters (kCounterBytes; 0 without split-K), at offset 0
+  size_t partial_bytes;   // split-K partial tiles (0 without split-K), after the counters
   size_t workspace_bytes() const { return partial_bytes + counter_bytes; }
 };
 
@@ -89,11 +105,17 @@ inline Plan plan_for(Tile t, int splits, int m, int n, int k, int sm_count, size
   splits = std::max(1, std::min(splits, pl.k_blocks));
   pl.kb_per_split = static_cast<int>(ceil_div(pl.k_blocks, splits));
   splits = static_cast<int>(ceil_div(pl.k_blocks, pl.kb_per_split));  // no empty split
+  // Swapped tiles: the registers of the token columns inside D (fragment.cuh:
+  // column 8j + 2 (lane % 4) + e at register 4j + 2h + e); the others: all.
+  const int acc_regs = pl.block_n / 2;
+  pl.partial_regs = pl.swap ? std::min(acc_regs, 4 * static_cast<int>(ceil_div(rows_y, 8))) : acc_regs;
+  if (splits > 1 && tiles > kMaxSplitTiles) splits = 1;
   if (splits > 1) {
-    const size_t partial = static_cast<size_t>(tiles) * splits * pl.block_m * pl.block_n * sizeof(float);
-    const size_t counters = static_cast<size_t>(tiles) * kConsumers * sizeof(unsigned);
+    const int sub_tiles = pl.block_m / kWgmmaM;
+    const size_t partial = static_cast<size_t>(tiles) * splits * sub_tiles * pl.partial_regs * kWarpgroupThreads *
+                           sizeof(float);
+    pl.counter_bytes = kCounterBytes;
     pl.partial_bytes = static_cast<size_t>(round_up(static_cast<int64_t>(partial), kWorkspaceAlign));
-    pl.counter_bytes = static_cast<size_t>(round_up(static_cast<int64_t>(counters), kWorkspaceAlign));
     if (pl.workspace_bytes() > workspace_available) {
       splits = 1;
       pl.partial_bytes = pl.counter_bytes = 0;
@@ -107,10 +129,20 @@ inline Plan plan_for(Tile t, int splits, int m, int n, int k, int sm_count, size
   return pl;
 }
 
+// Decode split count: as many splits as fill one wave, each keeping
+// kMinSplitKBlocksSmall K blocks; none for short streams, nor once the tiles
+// fill the SMs (a full grid already streams near the roof: v10 sweep,
+// 1x57344x8192, 448 tiles, 0.82 of it unsplit).
+inline int decode_splits(const Plan& one, int sm_count) {
+  const int64_t tiles = int64_t{one.tiles_x} * one.tiles_y;
+  if (tiles >= sm_count || one.k_blocks < kMinDecodeSplitStream) return 1;
+  return std::max(1, std::min(static_cast<int>(sm_count / tiles), one.k_blocks / kMinSplitKBlocksSmall));
+}
+
 // `workspace_available`: bytes the caller passed; SIZE_MAX asks for the best plan.
 //
-// Decode (M <= 64) takes the swapped tile, split along K while its tiles
-// leave SMs idle. Otherwise the 128 x 128 or the 256 x 128 tile, whichever
+// Decode (M <= 64) takes the swapped tile, split along K to fill one wave
+// (decode_splits). Otherwise the 128 x 128 or the 256 x 128 tile, whichever
 // the makespan model above says is shorter; split-K only when the 128 x 128
 // tiles fill at most half the SMs.
 // Splits are costly here: a split writes and reads back an f32 partial tile,
@@ -120,14 +152,8 @@ inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size
   const int k_blocks = static_cast<int>(ceil_div(k, kBlockK));
   if (swap) {
     const Tile t = block_scales ? Tile::k128x64SwapBlock : Tile::k128x64Swap;
-    const Plan one = plan_for(t, 1, m, n, k, sm_count, 0);
-    const int64_t tiles = int64_t{one.tiles_x} * one.tiles_y;
-    // Split-K when the tiles alone leave SMs idle: as many splits as fill one
-    // wave, while each split keeps enough K blocks.
-    int splits = 1;
-    if (tiles < sm_count)
-      splits = std::max(1, std::min(static_cast<int>(sm_count / tiles), k_blocks / kMinSplitKBlocksSmall));
-    return plan_for(t, splits, m, n, k, sm_count, workspace_available);
+    return plan_for(t, decode_splits(plan_for(t, 1, m, n, k, sm_count, 0), sm_count), m, n, k, sm_count,
+                    workspace_available);
   }
   const Tile large = block_scales ? Tile::k128x128Block : Tile::k128x128;
   const Tile wide = block_scales ? Tile::k256x128Block : Tile::k256x128;
