@@ -9,13 +9,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <memory>
 #include <regex>
+#include <numeric>
 #include <thread>
 
 #include "audit/discover.hpp"
 #include "audit/mapped_file.hpp"
+#include "audit/parallel.hpp"
+#include "audit/prefetch.hpp"
 #include "audit/tally.hpp"
 #include "audit/walk.hpp"
 
@@ -37,6 +39,9 @@ namespace {
 // bytes (a larger file is a batch of its own). Bounds the resident set, since
 // the embedded-cubin scan touches every page of a file.
 constexpr std::size_t kBatchBytes = std::size_t{1} << 30;
+// How far the read-ahead runs past the start of the batch in work: this
+// batch and the next.
+constexpr std::size_t kPrefetchWindow = 2 * kBatchBytes;
 
 // One input: a file to map, or bytes the caller holds.
 struct Source {
@@ -45,22 +50,6 @@ struct Source {
   bool in_memory = false;
   Bytes bytes;
 };
-
-// Runs fn(worker, i) for i in [0, n) on up to `threads` threads.
-template <typename Fn>
-void parallel_for(std::size_t n, unsigned threads, Fn fn) {
-  std::atomic<std::size_t> next{0};
-  auto work = [&](unsigned w) {
-    for (std::size_t i; (i = next.fetch_add(1)) < n;) fn(w, i);
-  };
-  if (threads <= 1 || n <= 1) {
-    work(0);
-    return;
-  }
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
-  for (std::thread& t : pool) t.join();
-}
 
 template <typename T>
 void append(std::vector<T>& to, std::vector<T>& from) {
@@ -80,18 +69,23 @@ struct Auditor {
   std::vector<std::pair<std::size_t, InputError>> job_errors;
   std::size_t jobs_done = 0;  // job numbers run on across batches: the merge order
 
-  void batch(const std::vector<Source>& sources, std::size_t lo, std::size_t hi);
+  void batch(const std::vector<Source>& sources, const std::vector<std::size_t>& order, std::size_t lo,
+             std::size_t hi);
   void run_jobs(const std::vector<Job>& jobs);
   void merge(std::vector<Partial>& partials);
 };
 
-void Auditor::batch(const std::vector<Source>& sources, std::size_t lo, std::size_t hi) {
+// Sources [lo, hi) in input order; `order` holds the same indices, largest
+// file first (the order they are read in, so the longest scan starts first).
+void Auditor::batch(const std::vector<Source>& sources, const std::vector<std::size_t>& order, std::size_t lo,
+                    std::size_t hi) {
   const std::size_t n = hi - lo;
   std::vector<std::unique_ptr<MappedFile>> maps(n);
   std::vector<std::vector<Job>> jobs(n);
   std::vector<std::vector<InputError>> errors(n), unread(n);
-  parallel_for(n, threads, [&](unsigned, std::size_t k) {
-    const std::size_t i = lo + k;
+  parallel_for(n, threads, [&](unsigned, std::size_t o) {
+    const std::size_t i = order[lo + o];
+    const std::size_t k = i - lo;
     const Source& s = sources[i];
     try {
       Bytes b = s.bytes;
@@ -123,7 +117,13 @@ void Auditor::run_jobs(const std::vector<Job>& jobs) {
     p.inputs.resize(report.inputs.size());
   }
   const std::size_t base = jobs_done;
-  parallel_for(jobs.size(), t, [&](unsigned w, std::size_t j) {
+  // Largest module first, so the longest one does not start last.
+  std::vector<std::size_t> by_size(jobs.size());
+  std::iota(by_size.begin(), by_size.end(), std::size_t{0});
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [&](std::size_t x, std::size_t y) { return jobs[x].bytes.size > jobs[y].bytes.size; });
+  parallel_for(jobs.size(), t, [&](unsigned w, std::size_t o) {
+    const std::size_t j = by_size[o];
     Partial& p = partials[w];
     const std::string& where = jobs[j].where;
     try {
@@ -175,16 +175,33 @@ std::size_t size_of(const Source& s) {
   return ::stat(s.label.c_str(), &st) == 0 ? static_cast<std::size_t>(st.st_size) : 0;
 }
 
-// Asks the kernel to start reading the next batch while this one is audited
-// (a cold site-packages is disk-bound otherwise).
-void prefetch(const std::vector<Source>& sources, std::size_t lo, std::size_t hi) {
-  for (std::size_t i = lo; i < hi; ++i) {
-    if (sources[i].in_memory) continue;
-    const int fd = ::open(sources[i].label.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    ::posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED);
-    ::close(fd);
+// Batches in input order, each taking files while they fit in kBatchBytes;
+// within a batch the files are read largest first.
+struct Plan {
+  std::vector<std::size_t> sizes;  // by source
+  std::vector<std::size_t> ends;   // batch b is [ends[b-1], ends[b])
+  std::vector<std::size_t> order;  // source indices, batch by batch, each batch's largest first
+};
+
+Plan plan_batches(const std::vector<Source>& sources) {
+  Plan p;
+  for (const Source& s : sources) p.sizes.push_back(size_of(s));
+  for (std::size_t hi = 0, bytes = 0, lo = 0; hi < sources.size(); ++hi) {
+    if (hi > lo && bytes + p.sizes[hi] > kBatchBytes) {
+      p.ends.push_back(hi);
+      lo = hi;
+      bytes = 0;
+    }
+    bytes += p.sizes[hi];
   }
+  if (!sources.empty()) p.ends.push_back(sources.size());
+  p.order.resize(sources.size());
+  std::iota(p.order.begin(), p.order.end(), std::size_t{0});
+  for (std::size_t b = 0, lo = 0; b < p.ends.size(); lo = p.ends[b++])
+    std::stable_sort(p.order.begin() + static_cast<std::ptrdiff_t>(lo),
+                     p.order.begin() + static_cast<std::ptrdiff_t>(p.ends[b]),
+                     [&](std::size_t x, std::size_t y) { return p.sizes[x] > p.sizes[y]; });
+  return p;
 }
 
 // Jobs are numbered in input order; within a job records are in kernel order.
@@ -216,20 +233,14 @@ AuditReport run(const std::vector<Source>& sources, const std::vector<InputFile>
     report.inputs.push_back({f.path, f.library, 0, 0, 0, 0});
     a.ctx.libraries.push_back(f.library);
   }
-  std::vector<std::size_t> ends;  // batch i is [ends[i-1], ends[i])
-  for (std::size_t hi = 0, bytes = 0, lo = 0; hi < sources.size(); ++hi) {
-    const std::size_t n = size_of(sources[hi]);
-    if (hi > lo && bytes + n > kBatchBytes) {
-      ends.push_back(hi);
-      lo = hi;
-      bytes = 0;
-    }
-    bytes += n;
-  }
-  if (!sources.empty()) ends.push_back(sources.size());
-  for (std::size_t b = 0, lo = 0; b < ends.size(); lo = ends[b++]) {
-    if (b + 1 < ends.size()) prefetch(sources, ends[b], ends[b + 1]);
-    a.batch(sources, lo, ends[b]);
+  const Plan plan = plan_batches(sources);
+  std::vector<Prefetcher::File> ahead;
+  for (std::size_t i : plan.order)
+    ahead.push_back({sources[i].in_memory ? std::string() : sources[i].label, plan.sizes[i]});
+  Prefetcher prefetcher(std::move(ahead), kPrefetchWindow);
+  for (std::size_t b = 0, lo = 0; b < plan.ends.size(); lo = plan.ends[b++]) {
+    prefetcher.reached(lo);
+    a.batch(sources, plan.order, lo, plan.ends[b]);
   }
   sorted_into(report.offenders, a.offenders);
   sorted_into(report.records, a.records);

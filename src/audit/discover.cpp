@@ -105,7 +105,17 @@ struct Discovery {
         }
       }
     }
-    if (options.scan_embedded) embedded(b, label, covered);
+    if (!options.scan_embedded) return;
+    if (is_linked_elf(elf.type()))
+      for (const ElfSection& s : elf.sections())
+        if (!holds_run_time_data(s.type, s.flags) && s.has_bytes()) covered.push_back(clamped(b, s));
+    embedded(b, label, covered);
+  }
+
+  // A section's bytes, cut to the file (its header may lie).
+  static Range clamped(Bytes b, const ElfSection& s) {
+    const std::size_t lo = static_cast<std::size_t>(std::min<std::uint64_t>(s.offset, b.size));
+    return {lo, lo + static_cast<std::size_t>(std::min<std::uint64_t>(s.size, b.size - lo))};
   }
 
   static bool inside(const std::vector<Range>& rs, std::size_t at) {
@@ -115,7 +125,10 @@ struct Discovery {
   }
 
   // Fatbins and cubins anywhere else in the file (vendor libraries keep some
-  // in .rodata). A hit that does not parse is data, not an error.
+  // in .rodata), outside `covered`: the fatbin regions and, in a linked file,
+  // the sections that cannot hold run-time data (code, symbols, debug
+  // information: a third of a site-packages' bytes). A hit that does not
+  // parse is data, not an error.
   void embedded(Bytes b, const std::string& label, std::vector<Range> covered) {
     std::sort(covered.begin(), covered.end(), [](const Range& x, const Range& y) { return x.lo < y.lo; });
     static const std::uint8_t fat_magic[4] = {0x50, 0xED, 0x55, 0xBA};

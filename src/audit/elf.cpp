@@ -6,7 +6,17 @@ namespace fp8kit::audit {
 
 namespace {
 constexpr std::size_t kMaxSections = 1u << 20;
+constexpr std::uint64_t kShfAlloc = 0x2;
+constexpr std::uint64_t kShfExecInstr = 0x4;
+constexpr std::uint16_t kEtExec = 2;
+constexpr std::uint16_t kEtDyn = 3;
+}  // namespace
+
+bool holds_run_time_data(std::uint32_t type, std::uint64_t flags) {
+  return type != 8 /* SHT_NOBITS */ && (flags & kShfAlloc) && !(flags & kShfExecInstr);
 }
+
+bool is_linked_elf(std::uint16_t e_type) { return e_type == kEtExec || e_type == kEtDyn; }
 
 bool is_elf(Bytes b) {
   return b.size >= 4 && std::memcmp(b.data,
@@ -25,6 +35,7 @@ Elf::Elf(Bytes file) : file_(file) {
   if (file.data[4] != 2) throw FormatError("32-bit ELF is not supported");
   if (file.data[5] != 1) throw FormatError("big-endian ELF is not supported");
   abi_version_ = file.data[8];
+  type_ = file.u16(16, "ELF e_type");
   machine_ = file.u16(18, "ELF e_machine");
   flags_ = file.u32(48, "ELF e_flags");
   const std::uint64_t shoff = file.u64(40, "ELF e_shoff");

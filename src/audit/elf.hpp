@@ -25,6 +25,14 @@ struct ElfSection {
   bool has_bytes() const { return type != 8 /* SHT_NOBITS */; }
 };
 
+// In a linked file (executable or shared library), whether a section can hold
+// data the program reads at run time, such as a fatbin or cubin it embeds:
+// loaded (SHF_ALLOC) and not code (SHF_EXECINSTR). Code, symbols, strings and
+// debug information cannot; the embedded-cubin scan and the read-ahead skip them.
+bool holds_run_time_data(std::uint32_t type, std::uint64_t flags);
+// ET_EXEC or ET_DYN, from e_type at offset 16 of the ELF header.
+bool is_linked_elf(std::uint16_t e_type);
+
 struct ElfSymbol {
   std::string_view name;
   std::uint8_t info = 0;   // binding << 4 | type
@@ -47,6 +55,7 @@ class Elf {
   std::uint16_t machine() const { return machine_; }
   std::uint8_t abi_version() const { return abi_version_; }
   std::uint32_t flags() const { return flags_; }
+  std::uint16_t type() const { return type_; }  // e_type
   const std::vector<ElfSection>& sections() const { return sections_; }
   const ElfSection* find(std::string_view name) const;
   // The bytes of a section (empty for NOBITS); throws if they lie outside.
@@ -59,6 +68,7 @@ class Elf {
 
   Bytes file_;
   std::uint16_t machine_ = 0;
+  std::uint16_t type_ = 0;
   std::uint8_t abi_version_ = 0;
   std::uint32_t flags_ = 0;
   std::vector<ElfSection> sections_;

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "audit/discover.hpp"
+#include "audit/parallel.hpp"
 
 namespace fs = std::filesystem;
 
@@ -21,14 +22,31 @@ namespace {
 
 constexpr std::size_t kMagicBytes = 8;  // enough for ELF, "!<arch>\n", fatbin
 
-// The first bytes of a file, or none when it cannot be read.
-bool head_is_auditable(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
+// Threads that open the walked files to read their first bytes: on a cold
+// disk each is a wait for one random read, so many are kept in flight.
+constexpr unsigned kHeadReaders = 16;
+
+// A walked file, once its first bytes are read.
+struct Candidate {
+  fs::path path;
+  bool auditable = false;
+  dev_t dev = 0;  // identity, for files reached twice
+  ino_t ino = 0;
+};
+
+// Whether the first bytes are of a kind audit reads (false when unreadable).
+void read_head(Candidate& c) {
+  const int fd = ::open(c.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
   std::uint8_t head[kMagicBytes] = {};
   const ssize_t n = ::read(fd, head, sizeof head);
+  struct stat st {};
+  if (n > 0 && ::fstat(fd, &st) == 0) {
+    c.auditable = is_auditable(Bytes(head, static_cast<std::size_t>(n)));
+    c.dev = st.st_dev;
+    c.ino = st.st_ino;
+  }
   ::close(fd);
-  return n > 0 && is_auditable(Bytes(head, static_cast<std::size_t>(n)));
 }
 
 // Files a walk skips by name, unopened: sources, text, data and bytecode
@@ -76,20 +94,28 @@ struct Walker {
       out.errors.push_back({root.string(), "cannot list: " + ec.message()});
       return;
     }
+    std::vector<Candidate> found;
     for (; it != end; it.increment(ec)) {
       if (ec) {
         out.errors.push_back({root.string(), "cannot list: " + ec.message()});
-        return;
+        break;
       }
       std::error_code fe;
       if (it->is_directory(fe) || !it->is_regular_file(fe)) continue;  // directories: entered unless links
-      const std::string path = it->path().string();
-      if (skipped_by_name(it->path()) || !head_is_auditable(path)) {
+      if (skipped_by_name(it->path())) {
         ++out.skipped;
         continue;
       }
-      if (!first_time(path)) continue;
-      out.files.push_back({path, library_of(it->path(), base), false});
+      found.push_back({it->path()});
+    }
+    parallel_for(found.size(), kHeadReaders, [&](unsigned, std::size_t i) { read_head(found[i]); });
+    for (const Candidate& c : found) {
+      if (!c.auditable) {
+        ++out.skipped;
+        continue;
+      }
+      if (!seen.emplace(c.dev, c.ino).second) continue;
+      out.files.push_back({c.path.string(), library_of(c.path, base), false});
     }
   }
 };
