@@ -9,6 +9,7 @@
 #include <iterator>
 #include <regex>
 #include <set>
+#include <string_view>
 
 #include "audit/lint_rules.hpp"
 
@@ -268,6 +269,49 @@ void helper_calls(const std::string& line, const HostContext& context, std::size
 
 }  // namespace
 
+namespace {
+
+// Whether a statement goes on past the end of this line: an open ( or [, or a
+// trailing `\`, comparison or boolean operator.
+bool continues(const std::string& line, int& depth) {
+  for (char c : line) {
+    if (c == '(' || c == '[') ++depth;
+    if ((c == ')' || c == ']') && depth > 0) --depth;
+  }
+  std::size_t n = line.size();
+  while (n > 0 && std::isspace(static_cast<unsigned char>(line[n - 1]))) --n;
+  const std::string_view end(line.data(), n);
+  const auto ends_with = [&](std::string_view w, bool word) {
+    if (end.size() < w.size() || end.substr(end.size() - w.size()) != w) return false;
+    const std::size_t before = end.size() - w.size();
+    return !word || before == 0 || !(std::isalnum(static_cast<unsigned char>(end[before - 1])) || end[before - 1] == '_');
+  };
+  return depth > 0 || ends_with("\\", false) || ends_with("==", false) || ends_with("!=", false) ||
+         ends_with("&&", false) || ends_with("||", false) || ends_with("and", true) || ends_with("or", true);
+}
+
+// The last line of the statement that starts on line i, when it closes within
+// kJoinLines lines and kMaxRegexLine characters; i itself otherwise.
+std::size_t statement_end(const std::string& code, const std::vector<LineSpan>& spans, std::size_t i) {
+  constexpr std::size_t kJoinLines = 6;
+  int depth = 0;
+  for (std::size_t j = i; j < spans.size() && j < i + kJoinLines; ++j) {
+    if (spans[j].end - spans[i].begin > kMaxRegexLine) return i;
+    if (!continues(code.substr(spans[j].begin, spans[j].end - spans[j].begin), depth)) return j;
+  }
+  return i;
+}
+
+// "f(   x   )" -> "f( x )": a joined statement's indentation.
+std::string collapse_spaces(const std::string& t) {
+  std::string out;
+  for (char c : t)
+    if (c != ' ' || out.empty() || out.back() != ' ') out += c;
+  return out;
+}
+
+}  // namespace
+
 void rule_host_equality(const std::string& code, std::string_view raw, bool python, Sink& s) {
   constexpr std::size_t kContextLines = 3;
   const std::vector<LineSpan> spans = lines_of(code);
@@ -275,22 +319,40 @@ void rule_host_equality(const std::string& code, std::string_view raw, bool pyth
   for (std::size_t i = 0; i < spans.size(); ++i) {
     const LineSpan& l = spans[i];
     if (l.end - l.begin > kMaxRegexLine) continue;
-    const std::string line = code.substr(l.begin, l.end - l.begin);
+    // A call or test split over lines (`is_device_capability(\n 120)`) is read
+    // as one line: newlines become spaces, so offsets stay those of `code`.
+    const std::size_t last = statement_end(code, spans, i);
+    std::string line = code.substr(l.begin, spans[last].end - l.begin);
+    for (std::size_t k = 0; k < line.size(); ++k) {
+      if (line[k] != '\n') continue;
+      line[k] = ' ';
+      std::size_t b = k;
+      while (b > 0 && line[b - 1] == ' ') --b;
+      if (b > 0 && line[b - 1] == '\\') line[b - 1] = ' ';  // a Python line continuation
+    }
     const bool equality = line.find("==") != std::string::npos || line.find("!=") != std::string::npos;
     const bool helper = line.find("is_") != std::string::npos;
+    const std::size_t first = i;
+    i = last;  // the joined lines are read with this one
     if (!equality && !helper) continue;
-    const std::size_t from = spans[i >= kContextLines ? i - kContextLines : 0].begin;
-    const std::size_t to = spans[std::min(i + kContextLines, spans.size() - 1)].end;
+    const std::size_t from = spans[first >= kContextLines ? first - kContextLines : 0].begin;
+    const std::size_t to = spans[std::min(last + kContextLines, spans.size() - 1)].end;
     const bool small = to - from <= kMaxRegexLine;
-    const std::size_t next_end = spans[std::min(i + 1, spans.size() - 1)].end;
+    const std::size_t next_end = spans[std::min(last + 1, spans.size() - 1)].end;
     const std::string next = next_end - l.begin <= kMaxRegexLine ? code.substr(l.begin, next_end - l.begin) : line;
     const HostContext context{line, next, small ? code.substr(from, to - from) : line,
                               small ? std::string(raw.substr(from, to - from)) : line, folded};
+    const std::size_t before = s.out.size();
     if (equality) {
       plain_equalities(line, context, l.begin, python, s);
       major_minor_pairs(line, context, l.begin, python, s);
     }
     if (helper) helper_calls(line, context, l.begin, s);
+    if (last == first) continue;
+    for (std::size_t k = before; k < s.out.size(); ++k) {  // the text as one line
+      s.out[k].text = collapse_spaces(s.out[k].text);
+      s.out[k].rewrite = collapse_spaces(s.out[k].rewrite);
+    }
   }
 }
 

@@ -233,6 +233,58 @@ TEST(LintPython, CleanCode) {
   EXPECT_EQ(rules(lint(clean, SourceKind::Python)), "");
 }
 
+TEST(LintPython, TestsSplitOverLines) {
+  // Each statement is reported once, at its first line, with its text on one line.
+  const char* split =
+      "# Capability tests written over several lines (fp8kit lint reads a statement\n"
+      "# whose parentheses stay open, or that ends in a `\\`, as one line).\n"
+      "import torch\n"
+      "from vllm.platforms import current_platform\n"
+      "\n"
+      "\n"
+      "def pick(device, cap, use_cutlass):\n"
+      "    if current_platform.is_device_capability(\n"
+      "            120):\n"
+      "        return \"sm120\"\n"
+      "    if torch.cuda.get_device_capability(\n"
+      "            device) == (12, 0):\n"
+      "        return \"sm120 again\"\n"
+      "    if (torch.cuda.get_device_capability()\n"
+      "            == (10, 0)):\n"
+      "        return \"sm100\"\n"
+      "    if is_sm_version(10,\n"
+      "                     0):\n"
+      "        return \"sm100 again\"\n"
+      "    if cap == \\\n"
+      "            (9, 0):\n"
+      "        return \"sm90\"\n"
+      "    # Family tests over lines stay clean.\n"
+      "    if torch.cuda.get_device_capability(\n"
+      "            device)[0] == 12:\n"
+      "        return \"sm12x\"\n"
+      "    if current_platform.has_device_capability(\n"
+      "            100):\n"
+      "        return \"sm100+\"\n"
+      "    return foo(device,\n"
+      "               use_cutlass)\n";
+  const auto fs = lint(split, SourceKind::Python);
+  EXPECT_EQ(rules(fs, true),
+            "capability-equality@8:error capability-equality@11:error capability-equality@14:error "
+            "capability-equality@17:error capability-equality@20:warning");  // 9.x has one GPU
+  ASSERT_GE(fs.size(), 2u);
+  EXPECT_EQ(fs[1].text, "torch.cuda.get_device_capability( device) == (12, 0)");
+  EXPECT_EQ(fs[1].rewrite, "(12, 0) <= torch.cuda.get_device_capability( device) < (13, 0)");
+}
+
+TEST(LintCpp, TestsSplitOverLines) {
+  EXPECT_EQ(graded("if (prop.major == 12 &&\n    prop.minor == 0) {}\n", SourceKind::Cpp),
+            "capability-equality@1:error");
+  EXPECT_EQ(graded("int x = 1;\nreturn getSMVersion(\n    dev) == 120;\n", SourceKind::Cpp),
+            "capability-equality@2:error");
+  // A call left open for more than a few lines is not joined (data, not a test).
+  EXPECT_EQ(graded("f(a,\n b,\n c,\n d,\n e,\n g,\n h) == 120;\n", SourceKind::Cpp), "");
+}
+
 // ---- CMake ------------------------------------------------------------------
 
 TEST(LintCMake, ArchLists) {
