@@ -37,6 +37,7 @@ struct FileLint {
   std::vector<LintFinding> findings;
   std::vector<GuardTemplate> guards;
   std::string code;  // blanked, for the uses of other files' guards
+  ArchDefines defines;  // its names for arch-macro values
 };
 
 // Code generators (jit/, *gen/, generate_*.py) enumerate the targets
@@ -69,6 +70,8 @@ FileLint lint_one(std::string_view text, SourceKind kind, const std::string& fil
     case SourceKind::Cpp: {
       r.code = blank_cpp(text, true);
       rule_macro_equality(r.code, s);
+      r.defines = arch_defines(r.code);
+      rule_macro_equality(r.code, s, &r.defines);
       rule_feature_macros(r.code, s);
       rule_guard_else(blank_cpp(text, false), s);
       rule_host_equality(r.code, text, false, s);
@@ -243,14 +246,21 @@ LintReport lint_paths(const std::vector<std::string>& paths, const LintOptions& 
     names.push_back(p.string());
     linted.push_back(std::move(r));
   }
+  ArchDefines defines;  // every file's, the first definition of a name kept
+  for (const FileLint& r : linted) defines.insert(r.defines.begin(), r.defines.end());
   for (std::size_t i = 0; i < linted.size(); ++i) {
     std::vector<GuardTemplate> others;  // a file's own guards were followed when it was read
     for (const auto& g : guards)
       if (g.file != names[i]) others.push_back(g);
-    if (!others.empty() && !linted[i].code.empty()) {
+    ArchDefines elsewhere;  // a file's own names were resolved when it was read
+    if (linted[i].code.find("__CUDA_ARCH") != std::string::npos)
+      for (const auto& d : defines)
+        if (!linted[i].defines.count(d.first)) elsewhere.insert(d);
+    if ((!others.empty() || !elsewhere.empty()) && !linted[i].code.empty()) {
       const Lines lines(linted[i].code);
       Sink s{names[i], lines, linted[i].findings};
       rule_guard_uses(linted[i].code, others, s);
+      rule_macro_equality(linted[i].code, s, &elsewhere);
     }
     for (auto& f : linted[i].findings) report.findings.push_back(std::move(f));
   }

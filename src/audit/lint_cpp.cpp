@@ -20,10 +20,24 @@ struct MacroCompare {
   std::size_t at = 0;  // start of the whole comparison
   std::size_t end = 0;
   std::string macro, op;
-  long value = -1;  // the number compared with, or -1
+  long value = -1;   // the number compared with, or -1
+  std::string name;  // the named constant it came from (`GGML_CUDA_CC_DGX_SPARK`), if any
 };
 
-std::vector<MacroCompare> macro_compares(const std::string& code) {
+// The identifier ending at `end` or starting at `at` (empty if none).
+std::string ident_before(const std::string& code, std::size_t end) {
+  std::size_t b = end;
+  while (b > 0 && is_ident(code[b - 1])) --b;
+  return b < end && !std::isdigit(static_cast<unsigned char>(code[b])) ? code.substr(b, end - b) : std::string();
+}
+std::string ident_at(const std::string& code, std::size_t at) {
+  std::size_t e = at;
+  while (e < code.size() && is_ident(code[e])) ++e;
+  return e > at && !std::isdigit(static_cast<unsigned char>(code[at])) ? code.substr(at, e - at) : std::string();
+}
+
+// With `named`, a name it defines stands for its value.
+std::vector<MacroCompare> macro_compares(const std::string& code, const ArchDefines* named = nullptr) {
   static const char* const kMacros[] = {"__CUDA_ARCH_FAMILY_SPECIFIC__", "__CUDA_ARCH_SPECIFIC__", "__CUDA_ARCH__"};
   static const char* const kOps[] = {"==", "!=", ">=", "<=", ">", "<"};
   std::vector<MacroCompare> out;
@@ -63,6 +77,15 @@ std::vector<MacroCompare> macro_compares(const std::string& code) {
       std::size_t j = skip_ws(i + c.op.size(), +1), k = j;
       while (k < code.size() && std::isdigit(static_cast<unsigned char>(code[k])) && k - j < 9) ++k;
       if (k > j) c.value = number(code.substr(j, k - j));
+      if (k == j && named) {
+        const std::string id = ident_at(code, j);
+        const auto it = named->find(id);
+        if (it != named->end()) {
+          c.value = it->second;
+          c.name = id;
+          k = j + id.size();
+        }
+      }
       c.at = pos;
       c.end = k > j ? k : i + c.op.size();
       out.push_back(c);
@@ -81,7 +104,17 @@ std::vector<MacroCompare> macro_compares(const std::string& code) {
       if (!c.op.empty()) {
         std::size_t k = skip_ws(j - c.op.size(), -1), d = k;
         while (d > 0 && std::isdigit(static_cast<unsigned char>(code[d - 1])) && k - d < 9) --d;
+        if (d > 0 && is_ident(code[d - 1])) d = k;  // the digits end a name (`SM120`)
         if (d < k) c.value = number(code.substr(d, k - d));
+        if (d == k && named) {
+          const std::string id = ident_before(code, k);
+          const auto it = named->find(id);
+          if (it != named->end()) {
+            c.value = it->second;
+            c.name = id;
+            d = k - id.size();
+          }
+        }
         c.at = d < k ? d : j - c.op.size();
         c.end = pos + macro.size();
         out.push_back(c);
@@ -295,10 +328,25 @@ void report_whole_body(const GuardLevel& l, std::size_t endif_end, const std::st
 
 }  // namespace
 
-void rule_macro_equality(const std::string& code, Sink& s) {
-  const std::vector<MacroCompare> all = macro_compares(code);
+ArchDefines arch_defines(const std::string& code) {
+  static const std::regex define(R"(^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*(\d{3,4})[ \t]*\)?[ \t]*$)");
+  ArchDefines out;
+  if (code.find("define") == std::string::npos) return out;
+  for (const LineSpan& l : lines_of(code)) {
+    if (l.end - l.begin > kMaxRegexLine) continue;
+    const std::string line = code.substr(l.begin, l.end - l.begin);
+    std::smatch m;
+    if (line.find('#') != std::string::npos && std::regex_match(line, m, define) && macro_cap(number(m[2].str())) >= 0)
+      out.emplace(m[1].str(), number(m[2].str()));
+  }
+  return out;
+}
+
+void rule_macro_equality(const std::string& code, Sink& s, const ArchDefines* named) {
+  if (named && (named->empty() || code.find("__CUDA_ARCH") == std::string::npos)) return;
+  const std::vector<MacroCompare> all = macro_compares(code, named);
   for (const MacroCompare& c : all) {
-    if ((c.op != "==" && c.op != "!=") || macro_cap(c.value) < 0) continue;
+    if ((c.op != "==" && c.op != "!=") || macro_cap(c.value) < 0 || c.name.empty() != !named) continue;
     // The file's equalities on the same macro name the set it serves: a file
     // that also tests == 1030 has made its choice for 10.3.
     std::vector<MacroCompare> same_macro;
@@ -307,8 +355,9 @@ void rule_macro_equality(const std::string& code, Sink& s) {
     const long lo = c.value / 100 * 100, hi = lo + 100;
     LintFinding& f = s.add(c.at, "arch-macro-equality", exact_test_verdict(equality_caps(same_macro)));
     f.text = collapse(code.substr(c.at, c.end - c.at));
-    f.message = c.macro + " compared with " + c.op + ": a GPU of another minor revision of the family (" +
-                std::to_string(c.value / 100) + ".x) gets the other branch";
+    f.message = c.macro + " compared with " + c.op + (c.name.empty() ? "" : " " + c.name + " (" + std::to_string(c.value) + ")") +
+                ": a GPU of another minor revision of the family (" + std::to_string(c.value / 100) +
+                ".x) gets the other branch";
     f.rewrite = cxx_range(c.macro, static_cast<int>(lo), static_cast<int>(hi), c.op == "!=");
   }
 }

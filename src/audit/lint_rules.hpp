@@ -4,6 +4,7 @@
 // lint_cmake.cpp). The driver is lint.cpp.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -95,7 +96,12 @@ struct GuardTemplate {
   std::string rewrite;  // the guard's rewrite
 };
 
-void rule_macro_equality(const std::string& code, Sink& s);
+// `#define GGML_CUDA_CC_DGX_SPARK 1210`: a file's names for arch-macro values.
+using ArchDefines = std::map<std::string, long>;
+ArchDefines arch_defines(const std::string& code);
+// The arch macros compared with numbers; with `named`, only those compared
+// with a name it defines (the file's own or another file's constants).
+void rule_macro_equality(const std::string& code, Sink& s, const ArchDefines* named = nullptr);
 void rule_guard_else(const std::string& nocomment, Sink& s);
 void rule_feature_macros(const std::string& code, Sink& s);
 std::vector<GuardTemplate> guard_templates(const std::string& code, const std::vector<LintFinding>& found,

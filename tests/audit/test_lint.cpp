@@ -41,6 +41,39 @@ TEST(LintCpp, ArchMacroEquality) {
   EXPECT_EQ(rules(lint("#if (__CUDA_ARCH__==900)\n#endif\n", SourceKind::Cpp)), "arch-macro-equality@1");
 }
 
+TEST(LintCpp, ArchMacroComparedWithANamedConstant) {
+  // ggml's style: `#define GGML_CUDA_CC_DGX_SPARK 1210`, then `__CUDA_ARCH__ == GGML_CUDA_CC_DGX_SPARK`.
+  auto fs = lint("#define SM120 1200\n#define TILE 128\n#if __CUDA_ARCH__ == SM120\n#endif\n"
+                 "#if TILE == __CUDA_ARCH__\n#endif\n#if SM120 != __CUDA_ARCH__\n#endif\n",
+                 SourceKind::Cpp);
+  ASSERT_EQ(rules(fs, true), "arch-macro-equality@3:error arch-macro-equality@7:error");
+  EXPECT_EQ(fs[0].text, "__CUDA_ARCH__ == SM120");
+  EXPECT_EQ(fs[0].rewrite, "(__CUDA_ARCH__ >= 1200 && __CUDA_ARCH__ < 1300)");
+  EXPECT_NE(fs[0].message.find("SM120 (1200)"), std::string::npos) << fs[0].message;
+  EXPECT_EQ(fs[1].rewrite, "!(__CUDA_ARCH__ >= 1200 && __CUDA_ARCH__ < 1300)");
+  // Ranges on named constants stay clean.
+  EXPECT_EQ(rules(lint("#define SM120 1200\n#if __CUDA_ARCH__ >= SM120\n#endif\n", SourceKind::Cpp)), "");
+}
+
+TEST(LintPaths, NamedArchConstantsAreFollowedAcrossFiles) {
+  namespace fs = std::filesystem;
+  const fs::path dir = temp_path("lint_named");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string header = "#pragma once\n#define CC_BLACKWELL 1200\n#define CC_SPARK 1210\n";
+  const std::string kernel = "#include \"common.cuh\"\n#if __CUDA_ARCH__ == CC_BLACKWELL\n#endif\n"
+                             "#if __CUDA_ARCH__ >= CC_SPARK\n#endif\n";
+  std::ofstream((dir / "common.cuh").string()) << header;
+  std::ofstream((dir / "mmvq.cu").string()) << kernel;
+  const LintReport r = lint_paths({dir.string()});
+  fs::remove_all(dir);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].file.substr(r.findings[0].file.rfind('/') + 1), "mmvq.cu");
+  EXPECT_EQ(r.findings[0].line, 2);
+  EXPECT_EQ(r.findings[0].rule, "arch-macro-equality");
+  EXPECT_EQ(r.findings[0].severity, Severity::Error);
+}
+
 TEST(LintCpp, SeverityByFamily) {
   // 10.3 and 12.1 exist: error. 9.0 is alone in its family: warning. 8.x minors differ: note.
   EXPECT_EQ(graded("#if __CUDA_ARCH__ == 1000\n#endif\n", SourceKind::Cpp), "arch-macro-equality@1:error");
