@@ -62,6 +62,13 @@ void note_targets(const std::string& args, std::size_t args_at, ArchList& list) 
          args_at + static_cast<std::size_t>(t->position(1)));
 }
 
+// `list(REMOVE_ITEM V 100a-real)` (lmdeploy, for MSVC): the targets it names
+// are taken out of a list, not built.
+bool removes_from_a_list(const std::string& cmd, const std::string& args) {
+  static const std::regex remove(R"(^\s*(?:REMOVE_ITEM|REMOVE_AT|REMOVE_DUPLICATES|FILTER|POP_BACK|POP_FRONT)\b)");
+  return lower(cmd) == "list" && std::regex_search(args, remove);
+}
+
 // The variable a `set(V ...)` / `list(APPEND V ...)` fills, else "".
 std::string list_variable(const std::string& cmd, const std::string& args) {
   static const std::regex set_var(R"(^\s*([A-Za-z_][\w]*))");
@@ -121,6 +128,7 @@ void rule_cmake_lists(const std::string& code, Sink& s) {
       }
       if (end >= code.size() || not_a_list(name)) continue;
       const std::string args = code.substr(open + 1, end - open - 1);
+      if (removes_from_a_list(name, args)) continue;
       const std::string low = lower(args);
       const std::string var = list_variable(name, args);
       const bool archy_list = low.find("arch") != std::string::npos || low.find("gencode") != std::string::npos ||

@@ -23,7 +23,9 @@ const char* const kOperand = "((?:" FP8KIT_LINT_NAME R"(\s*\*\s*10\s*\+\s*)?)" F
 const char* const kLit = R"((\(\s*\d+\s*,\s*\d+\s*\)|\d+\b|(?:[A-Za-z_]\w*(?:\.|::))*sm_?\d+[af]?\b))";
 #undef FP8KIT_LINT_NAME
 
-// The capability a literal names, or -1: 120, (12, 0), Arch.sm_120a.
+// The capability a literal names, or -1: 120, (12, 0), Arch.sm_120a, or in
+// the arch macro's units (ten times: 1200, as lmdeploy's `arch == 1200` and
+// ggml's `cc == GGML_CUDA_CC_BLACKWELL` write it).
 int literal_cap(const std::string& lit) {
   static const std::regex tuple(R"(\(\s*(\d+)\s*,\s*(\d+)\s*\))");
   static const std::regex smenum(R"(sm_?(\d+)[af]?$)");
@@ -37,7 +39,9 @@ int literal_cap(const std::string& lit) {
     return plausible_capability(v) ? v : -1;
   }
   const int v = number(lit.substr(0, 6));
-  return lit.size() <= 3 && plausible_capability(v) ? v : -1;
+  if (lit.size() > 4) return -1;
+  if (v >= kArchUnitsFrom) return v % 10 == 0 && plausible_capability(v / 10) ? v / 10 : -1;
+  return plausible_capability(v) ? v : -1;
 }
 
 Archy operand_archy(const std::string& x) {

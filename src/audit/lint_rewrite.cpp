@@ -54,7 +54,8 @@ std::string equality_rewrite(const std::string& x, const std::string& lit, bool 
            std::to_string(family_end(number(m[1].str()))) + ") instead";
   const int v = number(lit.substr(0, 6));
   if (v < kNoSafeRewriteBelow) return "no safe rewrite: a major number is already a family test";
-  return python ? py_range(x, v, family_end(v), negate) : cxx_range(x, v, family_end(v), negate);
+  const int end = v >= kArchUnitsFrom ? family_end(v / 10) * 10 : family_end(v);
+  return python ? py_range(x, v, end, negate) : cxx_range(x, v, end, negate);
 }
 
 std::string membership_rewrite(const std::string& x, const std::vector<int>& caps, bool tuples, bool negate) {

@@ -15,6 +15,10 @@
 
 namespace fp8kit::audit::lint {
 
+// A capability literal from this value up is in the arch macro's units (ten
+// times the capability: 1200 for 12.0); capabilities themselves end at 139.
+constexpr int kArchUnitsFrom = 500;
+
 // ---- Family model (lint_family.cpp) -----------------------------------------
 // A capability is major * 10 + minor (12.1 -> 121).
 

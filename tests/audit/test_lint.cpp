@@ -191,6 +191,19 @@ TEST(LintCpp, HostSideCapabilityEquality) {
             "capability-equality@3:note");
 }
 
+TEST(LintCpp, HostTestsInArchMacroUnits) {
+  // lmdeploy's `arch == 1200`: ten times the capability, as __CUDA_ARCH__ counts.
+  auto fs = lint("if (arch == 1200) {\n  return kSm120;\n}\n", SourceKind::Cpp);
+  ASSERT_EQ(rules(fs, true), "capability-equality@1:error");
+  EXPECT_EQ(fs[0].rewrite, "(arch >= 1200 && arch < 1300)");
+  fs = lint("if (problem.arch != 1200) throw 1;\n", SourceKind::Cpp);
+  ASSERT_EQ(rules(fs, true), "capability-equality@1:error");
+  EXPECT_EQ(fs[0].rewrite, "!(problem.arch >= 1200 && problem.arch < 1300)");
+  EXPECT_EQ(graded("if (arch == 900) {}\n", SourceKind::Cpp), "capability-equality@1:warning");
+  // Not a capability: a name that is no arch, a value no arch has, a range.
+  EXPECT_EQ(graded("if (n == 1200 || arch == 1205 || arch >= 1200) {}\n", SourceKind::Cpp), "");
+}
+
 // ---- Python ---------------------------------------------------------------
 
 TEST(LintPython, PatternsFromTheWild) {
@@ -319,6 +332,14 @@ TEST(LintCpp, TestsSplitOverLines) {
 }
 
 // ---- CMake ------------------------------------------------------------------
+
+TEST(LintCMake, RemovalsAreNoTargets) {
+  // lmdeploy: `a` targets appended, then taken out again for MSVC.
+  EXPECT_EQ(graded("list(APPEND CMAKE_CUDA_ARCHITECTURES 90a-real 100a-real)\n"
+                   "if (MSVC)\n  list(REMOVE_ITEM CMAKE_CUDA_ARCHITECTURES 90a-real 100a-real)\nendif()\n",
+                   SourceKind::CMake),
+            "cmake-arch-list@1:error");
+}
 
 TEST(LintCMake, ArchLists) {
   // An `a` target alone: the sibling cannot load it.
