@@ -1,17 +1,16 @@
 // The audit's driver: files in batches of bounded size (mapped, read, unmapped
 // again, so the peak resident set stays near one batch), each batch discovered
-// in parallel over its files, then audited in parallel over its modules, the
-// workers' partial results merged back in input order.
+// in parallel over its files, then audited in parallel over its modules (the
+// largest first), the workers' partial results merged back in input order;
+// a read-ahead thread (prefetch.hpp) keeps the disk busy up to two batches ahead.
 #include "audit/audit.hpp"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <memory>
-#include <regex>
 #include <numeric>
+#include <regex>
 #include <thread>
 
 #include "audit/discover.hpp"
