@@ -103,7 +103,9 @@ typedef struct fp8kit_gemm_options {
                               before it on the stream finishes (programmatic dependent
                               launch) and reads B, the weights, before that kernel has
                               finished. Only when that kernel does not write B. Pays
-                              inside CUDA graphs (decode); off by default. */
+                              inside CUDA graphs (decode); off by default. The grouped
+                              sm90_wgmma path honours it too (its start overlaps; it
+                              reads nothing before the wait). */
   int workspace_zeroed;  /* nonzero: the caller zero-filled `workspace` once (e.g. cudaMemset
                             after allocating it) and lends it to fp8kit alone, to one stream
                             or graph at a time. Each completed call leaves it as fp8kit needs

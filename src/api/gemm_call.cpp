@@ -27,12 +27,7 @@ fp8kit_status prepare_gemm(const fp8kit_gemm_desc* desc, const fp8kit_gemm_optio
 fp8kit_status run_gemm(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options, cudaStream_t stream) {
   PreparedGemm call;
   FP8KIT_RETURN_IF_FAILED(prepare_gemm(desc, options, &call));
-  LaunchEnv env;
-  env.checked = call.options.checked != 0;
-  env.programmatic_launch = call.options.programmatic_launch != 0;
-  env.workspace = call.options.workspace;
-  env.workspace_size = call.options.workspace_size;
-  env.workspace_zeroed = call.options.workspace_zeroed != 0;
+  const LaunchEnv env = launch_env_of(call.options);
   return launch_path("fp8kit_gemm", env.checked, stream, call.path->name, [&](const char** kernel) {
     return call.path->launch(call.params, *call.device, env, stream, kernel);
   });

@@ -87,8 +87,10 @@ fp8kit_status grouped_gemm(const fp8kit_grouped_gemm_desc* desc, const fp8kit_ge
                            cudaStream_t stream) {
   PreparedGroupedGemm call;
   FP8KIT_RETURN_IF_FAILED(prepare_grouped_gemm(desc, options, &call));
-  return launch_path("fp8kit_grouped_gemm", call.opt.checked != 0, stream, call.path->name,
-                     [&](const char** kernel) { return call.path->launch(call.g, *call.dev, stream, kernel); });
+  const LaunchEnv env = launch_env_of(call.opt);
+  return launch_path("fp8kit_grouped_gemm", env.checked, stream, call.path->name, [&](const char** kernel) {
+    return call.path->launch(call.g, *call.dev, env, stream, kernel);
+  });
 }
 
 }  // namespace

@@ -51,4 +51,14 @@ fp8kit_status resolve_options(const fp8kit_gemm_options* in, fp8kit_gemm_options
   return FP8KIT_STATUS_SUCCESS;
 }
 
+LaunchEnv launch_env_of(const fp8kit_gemm_options& options) {
+  LaunchEnv env;
+  env.checked = options.checked != 0;
+  env.programmatic_launch = options.programmatic_launch != 0;
+  env.workspace = options.workspace;
+  env.workspace_size = options.workspace_size;
+  env.workspace_zeroed = options.workspace_zeroed != 0;
+  return env;
+}
+
 }  // namespace fp8kit

@@ -2,6 +2,7 @@
 // (FP8KIT_PATH, FP8KIT_CHECKED; README "Environment").
 #pragma once
 
+#include "core/launch_env.hpp"
 #include "fp8kit/fp8kit.h"
 
 namespace fp8kit {
@@ -14,5 +15,8 @@ void default_options(fp8kit_gemm_options* options);
 // refuses an unknown path, an unparsable FP8KIT_PATH and a workspace size
 // without a workspace.
 fp8kit_status resolve_options(const fp8kit_gemm_options* in, fp8kit_gemm_options* out);
+
+// The launch settings a kernel path receives from resolved options.
+LaunchEnv launch_env_of(const fp8kit_gemm_options& options);
 
 }  // namespace fp8kit

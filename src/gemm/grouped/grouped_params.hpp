@@ -43,7 +43,8 @@ struct GroupedPath {
   arch::Range preferred;
   const std::vector<arch::Image>& (*images)();
   bool (*accepts)(const GroupedParams& g, const DeviceInfo& dev, std::string* why);
-  cudaError_t (*launch)(const GroupedParams& g, const DeviceInfo& dev, cudaStream_t stream, const char** kernel_name);
+  cudaError_t (*launch)(const GroupedParams& g, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
+                        const char** kernel_name);
   const void* (*probe_kernel)();
 };
 

@@ -26,7 +26,8 @@ const F::Entry kKernels[8] = {
     F::entry<E5, E5, true>("sm89_grouped_gemm<e5m2,e5m2,block>"),
 };
 
-cudaError_t launch(const GroupedParams& g, const DeviceInfo&, cudaStream_t stream, const char** name) {
+cudaError_t launch(const GroupedParams& g, const DeviceInfo&, const LaunchEnv&, cudaStream_t stream,
+                   const char** name) {
   return F::launch(g, kKernels, stream, name);
 }
 

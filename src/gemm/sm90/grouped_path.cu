@@ -119,7 +119,8 @@ sm90::KernelArgs grouped_args(const GroupedParams& g, const sm90::GroupedPlan& p
   return args;
 }
 
-cudaError_t launch(const GroupedParams& g, const DeviceInfo& dev, cudaStream_t stream, const char** kernel_name) {
+cudaError_t launch(const GroupedParams& g, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
+                   const char** kernel_name) {
   const GemmParams& p = g.dense;
   const sm90::GroupedPlan pl = sm90::make_grouped_plan(g, dev.sm_count);
   const fp8kit_dtype tx = pl.swap ? p.b_type : p.a_type;
@@ -144,8 +145,12 @@ cudaError_t launch(const GroupedParams& g, const DeviceInfo& dev, cudaStream_t s
     return e;
   CUtensorMap map_x = pl.swap ? map_b : map_a, map_y = pl.swap ? map_a : map_b;
   void* kargs[] = {&map_x, &map_y, &map_d, &args};
-  return cudaLaunchKernel(reinterpret_cast<const void*>(kern.fn), dim3(pl.grid), dim3(sm90::kThreads), kargs,
-                          static_cast<size_t>(kern.smem), stream);
+  // Programmatic launch (opt-in) overlaps this kernel's start with the
+  // previous one's tail; the weights cannot go out before the wait here
+  // (weights_first stays 0): which expert a unit serves comes from the group
+  // array, which the kernel before may write.
+  return sm90::launch_kernel(reinterpret_cast<const void*>(kern.fn), pl.grid, kern.smem, stream, kargs,
+                             env.programmatic_launch);
 }
 
 const void* probe() { return reinterpret_cast<const void*>(kKernels[0][0][0].fn); }

@@ -32,6 +32,27 @@ inline cudaError_t allow_smem(const void* fn, int smem, int device, std::atomic<
   return e;
 }
 
+// One launch of an sm90 kernel (kThreads per CTA). With `programmatic`,
+// programmatic stream serialisation: the kernel may start while the one
+// before it in the stream finishes; its griddepcontrol.wait orders every
+// dependent access (kernel.cuh, and the grouped unit table in
+// tile_scheduler.cuh). Without the attribute griddepcontrol.wait returns at
+// once.
+inline cudaError_t launch_kernel(const void* fn, int grid, int smem, cudaStream_t stream, void** kargs,
+                                 bool programmatic) {
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = static_cast<size_t>(smem);
+  config.stream = stream;
+  config.attrs = &attr;
+  config.numAttrs = programmatic ? 1 : 0;
+  return cudaLaunchKernelExC(&config, fn, kargs);
+}
+
 // cuTensorMapEncodeTiled from the driver through cudart (fp8kit does not link
 // libcuda). Looked up once; null when the driver does not have it.
 inline PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {

@@ -170,21 +170,8 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
 
   if (cudaError_t e = allow_smem(kern, dev.device); e != cudaSuccess) return e;
   void* kargs[] = {&map_x, &map_y, &map_d, &args};
-  // Programmatic stream serialisation, when asked for: the kernel may start
-  // while the one before it in the stream finishes (the kernel's
-  // griddepcontrol.wait orders every dependent access; kernel.cuh). Without
-  // the attribute griddepcontrol.wait returns at once.
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(pl.grid);
-  config.blockDim = dim3(sm90::kThreads);
-  config.dynamicSmemBytes = static_cast<size_t>(kern.smem);
-  config.stream = stream;
-  config.attrs = &attr;
-  config.numAttrs = env.programmatic_launch ? 1 : 0;
-  return cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(kern.fn), kargs);
+  return launch_kernel(reinterpret_cast<const void*>(kern.fn), pl.grid, kern.smem, stream, kargs,
+                       env.programmatic_launch);
 }
 
 }  // namespace sm90
