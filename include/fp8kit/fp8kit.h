@@ -197,7 +197,7 @@ typedef struct fp8kit_grouped_gemm_desc {
 } fp8kit_grouped_gemm_desc;
 
 /* Runs every expert's GEMM on `stream`; options as for fp8kit_gemm (path,
- * checked; no workspace is used). Paths: sm90_wgmma (Hopper, preferred there;
+ * checked, programmatic_launch on sm90_wgmma; no workspace is used). Paths: sm90_wgmma (Hopper, preferred there;
  * at most 1024 experts), sm89_mma and sm75_hmma. */
 fp8kit_status fp8kit_grouped_gemm(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_options* options,
                                   void* stream);
