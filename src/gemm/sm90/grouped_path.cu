@@ -20,35 +20,19 @@
 #include "gemm/sm90/grouped_plan.hpp"
 #include "gemm/sm90/host_launch.hpp"
 #include "gemm/sm90/kernel.cuh"
+#include "gemm/sm90/kernel_table.cuh"
 
 namespace fp8kit {
 namespace {
 
 using sm90::Tile;
-using KernelFn = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, sm90::KernelArgs);
+using sm90::Kernel;
 
-constexpr fp8kit_dtype E4 = FP8KIT_DTYPE_E4M3, E5 = FP8KIT_DTYPE_E5M2;
+constexpr fp8kit_dtype E5 = FP8KIT_DTYPE_E5M2;
 constexpr int kTiles = sm90::kGroupedTileCount;
 
-struct Kernel {
-  KernelFn fn;
-  const char* name;
-  int smem;
-};
-
-template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
-constexpr Kernel entry(const char* name) {
-  return {&sm90::sm90_fp8_gemm_kernel<T, TX, TY>, name, sm90::smem_bytes<T>()};
-}
-
-// [grouped tile][X type][Y type]: X is A (normal) or B (swapped).
-#define FP8KIT_SM90_GROUPED_ENTRIES(T, TNAME)                                                     \
-  {                                                                                               \
-    {entry<T, E4, E4>("sm90_grouped_gemm<" TNAME ",e4m3,e4m3>"),                                  \
-     entry<T, E4, E5>("sm90_grouped_gemm<" TNAME ",e4m3,e5m2>")},                                 \
-    {entry<T, E5, E4>("sm90_grouped_gemm<" TNAME ",e5m2,e4m3>"),                                  \
-     entry<T, E5, E5>("sm90_grouped_gemm<" TNAME ",e5m2,e5m2>")},                                 \
-  }
+// [grouped tile][X type][Y type]
+#define FP8KIT_SM90_GROUPED_ENTRIES(T, TNAME) FP8KIT_SM90_KERNEL_ROW(T, "sm90_grouped_gemm", TNAME)
 const Kernel kKernels[kTiles][2][2] = {
     FP8KIT_SM90_GROUPED_ENTRIES(Tile::kGrouped128x128, "128x128"),
     FP8KIT_SM90_GROUPED_ENTRIES(Tile::kGrouped128x128Block, "128x128,block"),
@@ -61,11 +45,7 @@ static_assert(static_cast<int>(Tile::kGrouped128x64SwapBlock) + 1 - kFirst == kT
 
 std::atomic<uint64_t> g_smem_set[kTiles][2][2];  // sm90::allow_smem's masks
 
-int max_smem() {
-  int s = 0;
-  for (const auto& t : kKernels) s = std::max(s, t[0][0].smem);
-  return s;
-}
+int max_smem() { return sm90::max_smem(kKernels); }
 
 bool accepts(const GroupedParams& g, const DeviceInfo& dev, std::string* why) {
   auto no = [&](std::string reason) {

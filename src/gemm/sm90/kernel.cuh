@@ -9,7 +9,8 @@
 //   mainloop.cuh        TMA producer and the consumers' K loop
 //   scales.cuh          scales and bias; block scales and the scale warp
 //   epilogue.cuh        split-K reduction, scales, conversion, TMA stores
-// The host side (tensor maps, plan, launch) is path.cu and plan.hpp.
+// The host side (tensor maps, plan, launch) is path.cu and plan.hpp (grouped:
+// grouped_path.cu, grouped_plan.hpp); both launch from kernel_table.cuh.
 //
 // Thread block: 3 warpgroups. Warpgroup 0 is the producer (one thread issues
 // TMA; in block-scale tiles its warp 1, the scale warp, copies each K block's

@@ -18,42 +18,26 @@
 #include "gemm/sm90/dev_api.hpp"
 #include "gemm/sm90/host_launch.hpp"
 #include "gemm/sm90/kernel.cuh"
+#include "gemm/sm90/kernel_table.cuh"
 #include "gemm/sm90/plan.hpp"
 
 namespace fp8kit {
 namespace {
 
 using sm90::Tile;
-using KernelFn = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, sm90::KernelArgs);
+using sm90::Kernel;
 using sm90::encode;
 using sm90::encode_d;
 using sm90::encode_fn;
 using sm90::n_tma_of;
 
-constexpr fp8kit_dtype E4 = FP8KIT_DTYPE_E4M3, E5 = FP8KIT_DTYPE_E5M2;
+constexpr fp8kit_dtype E5 = FP8KIT_DTYPE_E5M2;
 constexpr int kTiles = sm90::kTileCount;
 // Largest coordinate a tile may start at: rows and columns stay int-safe.
 constexpr int64_t kMaxExtent = INT_MAX - 2 * sm90::kMaxBlockM;
 
-struct Kernel {
-  KernelFn fn;
-  const char* name;
-  int smem;
-};
-
-template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
-constexpr Kernel entry(const char* name) {
-  return {&sm90::sm90_fp8_gemm_kernel<T, TX, TY>, name, sm90::smem_bytes<T>()};
-}
-
-// [tile][X type][Y type]: X is A (normal) or B (swapped).
-#define FP8KIT_SM90_ENTRIES(T, TNAME)                                                             \
-  {                                                                                               \
-    {entry<T, E4, E4>("sm90_fp8_gemm<" TNAME ",e4m3,e4m3>"),                                      \
-     entry<T, E4, E5>("sm90_fp8_gemm<" TNAME ",e4m3,e5m2>")},                                     \
-    {entry<T, E5, E4>("sm90_fp8_gemm<" TNAME ",e5m2,e4m3>"),                                      \
-     entry<T, E5, E5>("sm90_fp8_gemm<" TNAME ",e5m2,e5m2>")},                                     \
-  }
+// [tile][X type][Y type]
+#define FP8KIT_SM90_ENTRIES(T, TNAME) FP8KIT_SM90_KERNEL_ROW(T, "sm90_fp8_gemm", TNAME)
 const Kernel kKernels[kTiles][2][2] = {
     FP8KIT_SM90_ENTRIES(Tile::k128x128, "128x128"),
     FP8KIT_SM90_ENTRIES(Tile::k128x128Block, "128x128,block"),
@@ -67,16 +51,12 @@ static_assert(static_cast<int>(Tile::k256x128Block) + 1 == kTiles, "one row of k
 
 std::atomic<uint64_t> g_smem_set[kTiles][2][2];  // sm90::allow_smem's masks
 
-cudaError_t allow_smem(const Kernel& kern, int device) {
+cudaError_t allow_kernel_smem(const Kernel& kern, int device) {
   const int t = static_cast<int>(&kern - &kKernels[0][0][0]);
   return sm90::allow_smem(reinterpret_cast<const void*>(kern.fn), kern.smem, device, (&g_smem_set[0][0][0])[t]);
 }
 
-int max_smem() {
-  int s = 0;
-  for (const auto& t : kKernels) s = std::max(s, t[0][0].smem);
-  return s;
-}
+int max_smem() { return sm90::max_smem(kKernels); }
 
 bool is_block(const GemmParams& p) { return p.a_scale_mode == FP8KIT_SCALE_BLOCK; }
 
@@ -168,7 +148,7 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
     if (cudaError_t e = cudaMemsetAsync(args.counters, 0, pl.counter_bytes, stream); e != cudaSuccess) return e;
   }
 
-  if (cudaError_t e = allow_smem(kern, dev.device); e != cudaSuccess) return e;
+  if (cudaError_t e = allow_kernel_smem(kern, dev.device); e != cudaSuccess) return e;
   void* kargs[] = {&map_x, &map_y, &map_d, &args};
   return launch_kernel(reinterpret_cast<const void*>(kern.fn), pl.grid, kern.smem, stream, kargs,
                        env.programmatic_launch);
