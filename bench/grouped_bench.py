@@ -31,26 +31,10 @@ CONTIGUOUS, MASKED = 0, 1
 PATH_AUTO = 0
 
 
-class GemmDesc(ctypes.Structure):
-    _fields_ = [("m", ctypes.c_int64), ("n", ctypes.c_int64), ("k", ctypes.c_int64),
-                ("a", ctypes.c_void_p), ("lda", ctypes.c_int64), ("a_type", ctypes.c_int),
-                ("b", ctypes.c_void_p), ("ldb", ctypes.c_int64), ("b_type", ctypes.c_int),
-                ("d", ctypes.c_void_p), ("ldd", ctypes.c_int64), ("d_type", ctypes.c_int),
-                ("a_scale_mode", ctypes.c_int), ("a_scale", ctypes.c_void_p),
-                ("b_scale_mode", ctypes.c_int), ("b_scale", ctypes.c_void_p),
-                ("bias", ctypes.c_void_p), ("bias_type", ctypes.c_int)]
-
-
-class GroupedDesc(ctypes.Structure):
-    _fields_ = [("layout", ctypes.c_int), ("experts", ctypes.c_int64), ("rows", ctypes.c_int64),
-                ("n", ctypes.c_int64), ("k", ctypes.c_int64),
-                ("offs", ctypes.c_void_p), ("counts", ctypes.c_void_p),
-                ("a", ctypes.c_void_p), ("lda", ctypes.c_int64), ("a_type", ctypes.c_int),
-                ("b", ctypes.c_void_p), ("ldb", ctypes.c_int64), ("b_type", ctypes.c_int),
-                ("d", ctypes.c_void_p), ("ldd", ctypes.c_int64), ("d_type", ctypes.c_int),
-                ("a_scale_mode", ctypes.c_int), ("a_scale", ctypes.c_void_p),
-                ("b_scale_mode", ctypes.c_int), ("b_scale", ctypes.c_void_p),
-                ("bias", ctypes.c_void_p), ("bias_type", ctypes.c_int)]
+# The C descriptors, defined once in the package (this checkout's, when it is
+# not installed).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from fp8kit._lib import GemmDesc, GroupedDesc  # noqa: E402
 
 
 def load_library():
