@@ -244,9 +244,13 @@ __device__ __forceinline__ void epilogue(const KernelArgs& p, const CUtensorMap*
   if (thread == 0 && store_pending) cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
   store_pending = true;
   consumer_barrier(consumer);
-  if (thread < BN) {
-    buf.col_factors[0][thread] = cf.scale;
-    buf.col_factors[1][thread] = bias_value(cf.bias_bits, p.bias_type);
+#pragma unroll
+  for (int i = 0; i < Cfg::kColFactorsPerThread; ++i) {
+    const int col = thread + i * kWarpgroupThreads;
+    if (col < BN) {
+      buf.col_factors[0][col] = cf.scale[i];
+      buf.col_factors[1][col] = bias_value(cf.bias_bits[i], p.bias_type);
+    }
   }
   consumer_barrier(consumer);
   const int lane = thread % 32;

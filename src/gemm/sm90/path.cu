@@ -45,8 +45,10 @@ const Kernel kKernels[kTiles][2][2] = {
     FP8KIT_SM90_ENTRIES(Tile::k128x64SwapBlock, "128x64,swap,block"),
     FP8KIT_SM90_ENTRIES(Tile::k256x128, "256x128"),
     FP8KIT_SM90_ENTRIES(Tile::k256x128Block, "256x128,block"),
+    FP8KIT_SM90_ENTRIES(Tile::k128x192, "128x192"),
+    FP8KIT_SM90_ENTRIES(Tile::k128x192Block, "128x192,block"),
 };
-static_assert(static_cast<int>(Tile::k256x128Block) + 1 == kTiles, "one row of kKernels per tile");
+static_assert(static_cast<int>(Tile::k128x192Block) + 1 == kTiles, "one row of kKernels per tile");
 #undef FP8KIT_SM90_ENTRIES
 
 std::atomic<uint64_t> g_smem_set[kTiles][2][2];  // sm90::allow_smem's masks

@@ -54,6 +54,14 @@ constexpr double k256x128TileOverhead = 6.0;
 // Block-scale tiles keep one accumulator at 128 x 128 too, so the 256 x 128
 // tile costs less beside it: compared by waves only, at this cost.
 constexpr double k256x128WaveCostBlockScales = 1.8;
+// The 128 x 192 tiles (issue 11): 1.5x the FLOPs of a 128 x 128 tile per K
+// block, for 1.25x its X and Y bytes, with one accumulator (the other
+// consumer's wgmma covers a promotion, as in the 256 x 128 tile). Costs
+// predicted from the 256 x 128 tile's (2.2 per 2x FLOPs) before the first
+// device run, then checked by the A/B in docs/perf.md (v13-ntile).
+constexpr double k128x192BlockCost = 1.6;
+constexpr double k128x192TileOverhead = 5.0;
+constexpr double k128x192WaveCostBlockScales = 1.55;
 
 struct Plan {
   Tile tile;
@@ -87,6 +95,8 @@ inline Plan shape_of(Tile t) {
     case Tile::k128x64Swap: return shape_of<Tile::k128x64Swap>();
     case Tile::k128x64SwapBlock: return shape_of<Tile::k128x64SwapBlock>();
     case Tile::k256x128: return shape_of<Tile::k256x128>();
+    case Tile::k128x192: return shape_of<Tile::k128x192>();
+    case Tile::k128x192Block: return shape_of<Tile::k128x192Block>();
     default: return shape_of<Tile::k256x128Block>();
   }
 }
@@ -139,12 +149,34 @@ inline int decode_splits(const Plan& one, int sm_count) {
   return std::max(1, std::min(static_cast<int>(sm_count / tiles), one.k_blocks / kMinSplitKBlocksSmall));
 }
 
+// Makespan of an unsplit plan of a normal tile by the model above, in
+// 128 x 128 K blocks (block scales: in 128 x 128 waves).
+inline double normal_tile_cost(const Plan& one, bool block_scales, int sm_count) {
+  const double waves = static_cast<double>(waves_of(int64_t{one.tiles_x} * one.tiles_y, sm_count));
+  const bool wide_m = one.tile == Tile::k256x128 || one.tile == Tile::k256x128Block;
+  const bool wide_n = one.tile == Tile::k128x192 || one.tile == Tile::k128x192Block;
+  if (block_scales) return waves * (wide_m ? k256x128WaveCostBlockScales : wide_n ? k128x192WaveCostBlockScales : 1.0);
+  const double block_cost = wide_m ? k256x128BlockCost : wide_n ? k128x192BlockCost : k128x128BlockCost;
+  const double overhead = wide_m ? k256x128TileOverhead : wide_n ? k128x192TileOverhead : k128x128TileOverhead;
+  return waves * (one.k_blocks * block_cost + overhead);
+}
+
+// On a full grid: the 128 x 192 tile instead of `chosen` (the 128 x 128 or
+// the 256 x 128 tile) where the model says it is shorter, i.e. where N's
+// 128-wide tiles leave a ragged last wave that 192-wide ones fill better
+// (512 x 6144: 192 tiles of 128 x 128, two waves, against 128 of 128 x 192,
+// one). Never split.
+inline Plan with_wide_n(const Plan& chosen, int m, int n, int k, bool block_scales, int sm_count) {
+  const Plan n1 = plan_for(block_scales ? Tile::k128x192Block : Tile::k128x192, 1, m, n, k, sm_count, 0);
+  return normal_tile_cost(n1, block_scales, sm_count) < normal_tile_cost(chosen, block_scales, sm_count) ? n1 : chosen;
+}
+
 // `workspace_available`: bytes the caller passed; SIZE_MAX asks for the best plan.
 //
 // Decode (M <= 64) takes the swapped tile, split along K to fill one wave
-// (decode_splits). Otherwise the 128 x 128 or the 256 x 128 tile, whichever
-// the makespan model above says is shorter; split-K only when the 128 x 128
-// tiles fill at most half the SMs.
+// (decode_splits). Otherwise the 128 x 128, the 256 x 128 or the 128 x 192
+// tile, whichever the makespan model above says is shorter; split-K only
+// when the 128 x 128 tiles fill at most half the SMs.
 // Splits are costly here: a split writes and reads back an f32 partial tile,
 // 4x the bytes of its bf16 output (measured in docs/perf.md).
 inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available) {
@@ -168,7 +200,7 @@ inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size
         block_scales ? wide_waves * k256x128WaveCostBlockScales < large_waves
                      : wide_waves * (k_blocks * k256x128BlockCost + k256x128TileOverhead) <
                            large_waves * (k_blocks * k128x128BlockCost + k128x128TileOverhead);
-    return wide_wins ? w1 : l1;
+    return with_wide_n(wide_wins ? w1 : l1, m, n, k, block_scales, sm_count);
   }
   const int splits =
       std::max(1, std::min(static_cast<int>(sm_count / large_tiles), k_blocks / kMinSplitKBlocksLarge));

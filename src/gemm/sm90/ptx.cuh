@@ -27,6 +27,9 @@ namespace fp8kit::sm90::ptx {
 #define FP8KIT_PP_1_31(M) FP8KIT_PP_1_29(M) M(30) M(31)
 #define FP8KIT_PP_1_63(M) \
   FP8KIT_PP_1_29(M) FP8KIT_PP_0_9(M, 3) FP8KIT_PP_0_9(M, 4) FP8KIT_PP_0_9(M, 5) M(60) M(61) M(62) M(63)
+#define FP8KIT_PP_1_95(M)                                                                                    \
+  FP8KIT_PP_1_63(M) M(64) M(65) M(66) M(67) M(68) M(69) FP8KIT_PP_0_9(M, 7) FP8KIT_PP_0_9(M, 8) M(90) M(91) \
+      M(92) M(93) M(94) M(95)
 #define FP8KIT_WGMMA_REG(i) ", %" #i
 #define FP8KIT_WGMMA_ACC(i) , "+f"(d[i])
 // Per wgmma N: the sequence 1 .. R-1 and the operand numbers after it.
@@ -34,6 +37,8 @@ namespace fp8kit::sm90::ptx {
 #define FP8KIT_WGMMA_TAIL_64 "%32, %33", "%34"
 #define FP8KIT_WGMMA_SEQ_128 FP8KIT_PP_1_63
 #define FP8KIT_WGMMA_TAIL_128 "%64, %65", "%66"
+#define FP8KIT_WGMMA_SEQ_192 FP8KIT_PP_1_95
+#define FP8KIT_WGMMA_TAIL_192 "%96, %97", "%98"
 #define FP8KIT_WGMMA_ASM(N, TX, TY, DESCS, SCALE)                                              \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE ", 0;\n"                             \
                "wgmma.mma_async.sync.aligned.m64n" #N "k32.f32." #TX "." #TY                  \
@@ -55,23 +60,28 @@ template <int N, fp8kit_dtype TX, fp8kit_dtype TY>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t dx, uint64_t dy, uint32_t scale_d) {
   constexpr bool kX4 = (TX == FP8KIT_DTYPE_E4M3);
   constexpr bool kY4 = (TY == FP8KIT_DTYPE_E4M3);
-  static_assert(N == 64 || N == 128, "wgmma N of a tile configuration");
+  static_assert(N == 64 || N == 128 || N == 192, "wgmma N of a tile configuration");
   if constexpr (N == 64) {
     FP8KIT_WGMMA_SELECT(64)
-  } else {
+  } else if constexpr (N == 128) {
     FP8KIT_WGMMA_SELECT(128)
+  } else {
+    FP8KIT_WGMMA_SELECT(192)
   }
 }
 #undef FP8KIT_WGMMA_SELECT
 #undef FP8KIT_WGMMA_CALL
 #undef FP8KIT_WGMMA_EXPAND
 #undef FP8KIT_WGMMA_ASM
+#undef FP8KIT_WGMMA_TAIL_192
+#undef FP8KIT_WGMMA_SEQ_192
 #undef FP8KIT_WGMMA_TAIL_128
 #undef FP8KIT_WGMMA_SEQ_128
 #undef FP8KIT_WGMMA_TAIL_64
 #undef FP8KIT_WGMMA_SEQ_64
 #undef FP8KIT_WGMMA_ACC
 #undef FP8KIT_WGMMA_REG
+#undef FP8KIT_PP_1_95
 #undef FP8KIT_PP_1_63
 #undef FP8KIT_PP_1_31
 #undef FP8KIT_PP_1_29

@@ -40,23 +40,28 @@ __device__ __forceinline__ float bias_value(uint32_t bits, fp8kit_dtype type) {
   return __uint_as_float(bits);
 }
 
-// This thread's kernel column's scale and bias (threads < BN, one column
-// each), loaded when a unit starts so that the loads fly during its K loop;
-// shared with the warpgroup through shared memory in the epilogue.
+// This thread's kernel columns' scales and biases (column thread + 128 i,
+// for i < TileConfig::kColFactorsPerThread, those < BN), loaded when a unit
+// starts so that the loads fly during its K loop; shared with the
+// warpgroup through shared memory in the epilogue.
 struct ColFactor {
-  float scale = 0.0f;
-  uint32_t bias_bits = 0u;  // see load_bias_bits
+  float scale[kMaxColFactorsPerThread] = {};
+  uint32_t bias_bits[kMaxColFactorsPerThread] = {};  // see load_bias_bits
 };
 
 template <Tile T>
 __device__ __forceinline__ ColFactor load_col_factor(const KernelArgs& p, const Unit& w, int thread) {
   using Cfg = TileConfig<T>;
   ColFactor c;
-  const int y = w.y0 + thread;
-  if (thread >= Cfg::kBlockN || y >= w.y_end) return c;
-  // Block tiles: both modes are BLOCK (the API's rule), applied in the K loop.
-  c.scale = Cfg::kBlock ? 1.0f : vector_scale(p.y_scales, y, w.expert);
-  if constexpr (!Cfg::kBiasAlongX) c.bias_bits = load_bias_bits(p.bias, p.bias_type, y);
+#pragma unroll
+  for (int i = 0; i < Cfg::kColFactorsPerThread; ++i) {
+    const int col = thread + i * kWarpgroupThreads;
+    const int y = w.y0 + col;
+    if (col >= Cfg::kBlockN || y >= w.y_end) return c;  // so are the thread's later columns
+    // Block tiles: both modes are BLOCK (the API's rule), applied in the K loop.
+    c.scale[i] = Cfg::kBlock ? 1.0f : vector_scale(p.y_scales, y, w.expert);
+    if constexpr (!Cfg::kBiasAlongX) c.bias_bits[i] = load_bias_bits(p.bias, p.bias_type, y);
+  }
   return c;
 }
 
@@ -112,8 +117,18 @@ __device__ __forceinline__ void load_scale_slot(const KernelArgs& p, const Unit&
     const int row = fine_first + r;
     ptx::cp_async_f32(slot + kFineOffset + r, row < fine_rows ? fine_kb + row : fine_kb, row < fine_rows);
   }
-  if constexpr (kRowsOnX)
+  if constexpr (kRowsOnX && Cfg::kScaleGroups == 1) {
     if (lane == 0) ptx::cp_async_f32(slot + kCoarseOffset, coarse_kb, true);
+  } else if constexpr (kRowsOnX) {
+    // Tiles wider than a block: column group g's block, clamped to the side's
+    // last one (a group past N is never stored).
+    const float* coarse_base = coarse.ptr + w.expert * coarse.expert_stride + kb;
+    const int last_block = (w.y_end - w.n_base - 1) / kScaleBlock;
+    if (lane < Cfg::kScaleGroups) {
+      const int block = min(last_block, (w.y0 - w.n_base + lane * Cfg::kScaleGroupCols) / kScaleBlock);
+      ptx::cp_async_f32(slot + kCoarseOffset + lane, coarse_base + int64_t{block} * p.k_blocks, true);
+    }
+  }
 }
 
 // The scale warp (block tiles): fills each stage's scale slot in the
@@ -137,13 +152,14 @@ __device__ __forceinline__ void produce_scales(const KernelArgs& p, SharedStorag
 }
 
 // A consumer's products of the two block scales of one K block, read from
-// the stage's slot: per (s, h) when the rows' scales are per row (the other
-// side is uniform over the tile), per (j, e) when the columns' are.
+// the stage's slot: per (column group, s, h) when the rows' scales are per
+// row (the other side is uniform over each column group), per (j, e) when
+// the columns' are.
 template <Tile T>
 struct BlockFactors {
   using Cfg = TileConfig<T>;
   static constexpr bool kRowsOnX = Cfg::kRowBlockScalesOnX;
-  static constexpr int kCount = kRowsOnX ? 2 * Cfg::kSubTiles : Cfg::kBlockN / 4;
+  static constexpr int kCount = kRowsOnX ? 2 * Cfg::kSubTiles * Cfg::kScaleGroups : Cfg::kBlockN / 4;
   float f[kCount];
 
   // `row` and `col`: this thread's first kernel row and column within the tile.
@@ -157,16 +173,19 @@ struct BlockFactors {
         f[2 * j + 1] = a.y * b;
       }
     } else {
-      const float b = slot[Cfg::kColScaleOffset];
 #pragma unroll
-      for (int s = 0; s < Cfg::kSubTiles; ++s)
+      for (int g = 0; g < Cfg::kScaleGroups; ++g) {
+        const float b = slot[Cfg::kColScaleOffset + g];
 #pragma unroll
-        for (int h = 0; h < 2; ++h) f[2 * s + h] = slot[row + s * kWgmmaM + 8 * h] * b;
+        for (int s = 0; s < Cfg::kSubTiles; ++s)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) f[(g * Cfg::kSubTiles + s) * 2 + h] = slot[row + s * kWgmmaM + 8 * h] * b;
+      }
     }
   }
   __device__ __forceinline__ float operator()(int s, int j, int h, int e) const {
     if constexpr (!kRowsOnX) return f[2 * j + e];
-    return f[2 * s + h];
+    return f[((8 * j) / Cfg::kScaleGroupCols * Cfg::kSubTiles + s) * 2 + h];  // j is unrolled: a register
   }
 };
 

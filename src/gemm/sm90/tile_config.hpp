@@ -25,11 +25,19 @@ constexpr int kSmemReserve = 2048;       // barriers, split-K flags, alignment s
 constexpr int kOutBoxRows = 64;          // rows of a D store box (every tile's D sub-tiles are 64 rows)
 constexpr int kOutChunkBytes = 128;      // bytes of a D store box row: one 128B swizzle row
 constexpr int kMaxBlockM = 256;          // the largest tile's kernel rows (TMA boxes hold at most 256)
+constexpr int kScaleBlock = 128;         // block scales: 1 x 128 on A, 128 x 128 on B (fp8kit.h)
+constexpr int kWideBlockN = 192;         // kernel columns of the 128 x 192 tiles
+constexpr int kMaxColFactorsPerThread = 2;  // ceil(largest BN / 128)
+
+constexpr int gcd_of(int a, int b) { return b == 0 ? a : gcd_of(b, a % b); }
 
 // Tile configurations, named by kernel rows x columns (BN is the wgmma N):
 //   k128x128, k128x128Block:         normal (X = A), non-block / block scales
 //   k256x128, k256x128Block:         normal, each consumer holds two m64 sub-tiles
 //   k128x64Swap, k128x64SwapBlock:   swapped (X = B) for M <= 64 (decode)
+//   k128x192, k128x192Block:         normal, 192 columns (one accumulator):
+//                                    where N's 128-wide tiles leave a
+//                                    ragged last wave (plan.hpp)
 //   kGrouped*:                       the same four 128-row tiles over the
 //                                    (expert, tile) units of a grouped launch
 //                                    (tile_scheduler.cuh); their shared memory
@@ -44,12 +52,14 @@ enum class Tile {
   k128x64SwapBlock,
   k256x128,
   k256x128Block,
+  k128x192,
+  k128x192Block,
   kGrouped128x128,
   kGrouped128x128Block,
   kGrouped128x64Swap,
   kGrouped128x64SwapBlock,
 };
-constexpr int kTileCount = 6;         // the dense tiles (the first six)
+constexpr int kTileCount = 8;         // the dense tiles (the first eight)
 constexpr int kGroupedTileCount = 4;  // the grouped ones after them
 // Grouped launches: experts one CTA's unit table holds (2 ints each: 8 KiB
 // at 1024, which costs the 128 x 128 tile its sixth stage; the other tiles
@@ -62,15 +72,18 @@ struct TileConfig {
   static constexpr bool kSwap = (T == Tile::k128x64Swap || T == Tile::k128x64SwapBlock ||
                                  T == Tile::kGrouped128x64Swap || T == Tile::kGrouped128x64SwapBlock);
   static constexpr bool kBlock = (T == Tile::k128x128Block || T == Tile::k128x64SwapBlock || T == Tile::k256x128Block ||
-                                  T == Tile::kGrouped128x128Block || T == Tile::kGrouped128x64SwapBlock);
+                                  T == Tile::k128x192Block || T == Tile::kGrouped128x128Block ||
+                                  T == Tile::kGrouped128x64SwapBlock);
+  static constexpr bool kWideN = (T == Tile::k128x192 || T == Tile::k128x192Block);
   static constexpr bool kWideTile = (T == Tile::k256x128 || T == Tile::k256x128Block);
   static constexpr int kBlockM = kWideTile ? 256 : 128;
   // m64 sub-tiles per consumer warpgroup: 1, or 2 in the 256 x 128 tiles.
   static constexpr int kSubTiles = kBlockM / (kConsumers * kWgmmaM);
-  // 128 for the normal tiles: the m64 x BN f32 accumulators must fit the
-  // consumers' 232 registers (two wgmma accumulators and the master at
-  // 128 x 128; one accumulator and two masters at 256 x 128).
-  static constexpr int kBlockN = kSwap ? 64 : 128;
+  // 128 for the other normal tiles: the m64 x BN f32 accumulators must fit
+  // the consumers' 232 registers (two wgmma accumulators and the master at
+  // 128 x 128; one accumulator and two masters at 256 x 128; one
+  // accumulator and the master, 2 x 96, at 128 x 192).
+  static constexpr int kBlockN = kSwap ? 64 : kWideN ? kWideBlockN : 128;
   // Which side carries what (the kernel-argument struct is in X / Y terms;
   // these are the facts of the orientation the device code still needs).
   // B is the weight: it does not depend on the kernel before (see the
@@ -90,14 +103,23 @@ struct TileConfig {
   static constexpr int kOutRows = kSwap ? kBlockN : kWgmmaM;
   static constexpr int kOutCols = kSwap ? kWgmmaM : kBlockN;
   static constexpr int kStagingBytes = kOutRows * kOutCols * 2;
+  // Kernel columns whose scale and bias each consumer thread loads when a
+  // unit starts (one per thread up to BN = 128; two at 128 x 192).
+  static constexpr int kColFactorsPerThread = (kBlockN + kWarpgroupThreads - 1) / kWarpgroupThreads;
   static constexpr int kGroupTableBytes = kGrouped ? 2 * kMaxGroupedExperts * static_cast<int>(sizeof(int)) : 0;
   static constexpr int kFixedBytes = kConsumers * kStagingBytes + kSmemReserve + kGroupTableBytes;
   // Block tiles: each stage also carries its K block's scales (a scale slot:
   // the kernel rows' then the kernel columns', f32), loaded by the producer's
-  // scale warp. Normal: BM A scales + 1 B scale; swapped: 1 B scale + BN A
-  // scales. Rounded to 16 bytes.
+  // scale warp. Normal: BM A scales + one B scale per column group;
+  // swapped: 1 B scale + BN A scales. Rounded to 16 bytes. A column group
+  // is gcd(BN, 128) columns, which never straddle a 128-block of B since
+  // y0 = ty * BN is a multiple of it: one group at BN = 128; three of 64 at
+  // 128 x 192, whose tiles straddle two blocks, so a consumer multiplies each
+  // column by its group's scale with no predicate.
+  static constexpr int kScaleGroupCols = kRowBlockScalesOnX ? gcd_of(kBlockN, kScaleBlock) : kBlockN;
+  static constexpr int kScaleGroups = kBlockN / kScaleGroupCols;
   static constexpr int kRowScales = kRowBlockScalesOnX ? kBlockM : 1;
-  static constexpr int kColScales = kRowBlockScalesOnX ? 1 : kBlockN;
+  static constexpr int kColScales = kRowBlockScalesOnX ? kScaleGroups : kBlockN;
   static constexpr int kColScaleOffset = kRowBlockScalesOnX ? kBlockM : 4;  // 16-byte aligned: read as float2
   static constexpr int kScaleSlotFloats = kBlock ? (kColScaleOffset + kColScales + 3) / 4 * 4 : 0;
   static constexpr int kScaleSlotBytes = kScaleSlotFloats * 4;
@@ -106,14 +128,18 @@ struct TileConfig {
   // Two wgmma accumulators (K block i+1 runs while block i is promoted) plus
   // the master: 3 x 64 registers at BN 128. Block tiles keep one and wait
   // for each block before promoting it (double-buffered they ran 10% slower
-  // on the suite: docs/perf.md); so do the 256 x 128 tiles (two masters):
-  // the other consumer's wgmma fills the tensor pipe during a promotion.
-  static constexpr bool kDoubleAcc = !kBlock && kSubTiles == 1;
+  // on the suite: docs/perf.md); so do the 256 x 128 tiles (two masters)
+  // and the 128 x 192 ones (a second accumulator does not fit): the other
+  // consumer's wgmma fills the tensor pipe during a promotion.
+  static constexpr bool kDoubleAcc = !kBlock && kSubTiles == 1 && kBlockN <= 128;
   static_assert(kBlockM <= kMaxBlockM, "a TMA box holds at most 256 rows");
   // The 256 x 128 block tile gets 3 stages (its scale slots cost the fourth;
   // 3 and 4 run at the same speed: docs/perf.md).
   static_assert(kStages >= 3, "fewer than three stages cannot hide the TMA latency");
   static_assert(2 * kBlockN * sizeof(float) <= kStagingBytes, "the column factors pass through the staging buffer");
+  static_assert(kBlockN % 8 == 0 && kBlockN <= 256, "wgmma N");
+  static_assert(kColFactorsPerThread <= kMaxColFactorsPerThread, "ColFactor holds every column a thread loads");
+  static_assert(kOutCols % (kOutChunkBytes / 2) == 0, "D sub-tiles are whole 128-byte chunks for every output type");
 };
 
 }  // namespace fp8kit::sm90
