@@ -92,16 +92,17 @@ INSTANTIATE_TEST_SUITE_P(All, GemmModes,
                          mode_name);
 
 // ---- Every mode x output on a shape the Hopper path runs with its wide tile ---
-// On a 132-SM H200, 1000 x 2104 is 136 tiles of 128 x 128 (two waves) or 68
-// of 256 x 128 (one): the host picks 256 x 128, whose consumers hold two m64
-// sub-tiles each. The input pairing and the bias type rotate.
+// On a 132-SM H200, 1000 x 4104 is 264 tiles of 128 x 128 (two waves), 176
+// of 128 x 192 (two) or 132 of 256 x 128 (one): the host picks 256 x 128,
+// whose consumers hold two m64 sub-tiles each. The input pairing and the
+// bias type rotate.
 
 using WideParam = std::tuple<fp8kit_path, int /*mode*/, int /*out*/>;
 class GemmWideModes : public ::testing::TestWithParam<WideParam> {};
 
 TEST_P(GemmWideModes, MatchesReference) {
   const auto [path, mi, oi] = GetParam();
-  GemmCase c{1000, 2104, 272};  // N * 2 bytes a multiple of 16: D rows stay aligned unpadded
+  GemmCase c{1000, 4104, 272};  // N * 2 bytes a multiple of 16: D rows stay aligned unpadded
   c.a_mode = kModes[mi].a;
   c.b_mode = kModes[mi].b;
   const int pi = (mi + oi) % 4;
@@ -123,6 +124,53 @@ INSTANTIATE_TEST_SUITE_P(Wide, GemmWideModes,
                          ::testing::Combine(::testing::Values(FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA),
                                             ::testing::Range(0, 6), ::testing::Range(0, 3)),
                          wide_name);
+
+// ---- Every mode x output on the Hopper path's 128 x 192 tile -----------------
+// On a 132-SM H200 these run with the 128 x 192 tile (Sm90Plan pins the
+// first): 1000 x 2104 is 136 tiles of 128 x 128 (two waves) but 88 of
+// 128 x 192 (one). Its tiles start at multiples of 192 columns, so most
+// straddle two 128-blocks of B's scales; N = 2104 = 10 x 192 + 184 leaves a
+// ragged last tile column, N = 2100 also a tail past the last 16 bytes of D
+// (plain stores); 500 x 6100 is a second tile row and 32 tile columns;
+// 1100 x 1976 ends 56 columns into the last tile, whose third column group
+// lies past N (its scale index is clamped to B's last block).
+
+struct WideNShape {
+  int64_t m, n, k;
+};
+const WideNShape kWideNShapes[] = {{1000, 2104, 272}, {1000, 2100, 400}, {500, 6100, 144}, {1100, 1976, 272}};
+
+using WideNParam = std::tuple<int /*shape*/, int /*mode*/, int /*out*/>;
+class GemmSm90WideN : public ::testing::TestWithParam<WideNParam> {};
+
+TEST_P(GemmSm90WideN, MatchesReference) {
+  const auto [si, mi, oi] = GetParam();
+  const WideNShape& s = kWideNShapes[si];
+  GemmCase c{s.m, s.n, s.k};
+  c.a_mode = kModes[mi].a;
+  c.b_mode = kModes[mi].b;
+  const int pi = (si + mi + oi) % 4;
+  c.a_type = kPairs[pi].first;
+  c.b_type = kPairs[pi].second;
+  c.d_type = kOuts[oi];
+  const int bias_pick = (si + mi + 2 * oi) % 4;
+  c.bias = bias_pick != 0;
+  c.bias_type = bias_pick == 1 ? FP8KIT_DTYPE_BF16 : bias_pick == 2 ? FP8KIT_DTYPE_F16 : FP8KIT_DTYPE_F32;
+  const int ob = c.d_type == FP8KIT_DTYPE_F32 ? 4 : 2;  // ldd padding keeps D's rows 16-byte aligned
+  while (((c.n + c.ldd_pad) * ob) % 16) ++c.ldd_pad;
+  expect_correct(c, FP8KIT_PATH_SM90_WGMMA);
+}
+
+std::string wide_n_name(const ::testing::TestParamInfo<WideNParam>& info) {
+  const auto [si, mi, oi] = info.param;
+  const WideNShape& s = kWideNShapes[si];
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + "_" + kModes[mi].name + "_" +
+         fp8kit_dtype_name(kOuts[oi]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sm90, GemmSm90WideN,
+                         ::testing::Combine(::testing::Range(0, 4), ::testing::Range(0, 6), ::testing::Range(0, 3)),
+                         wide_n_name);
 
 // ---- Ragged and edge shapes, three representative configurations -----------
 

@@ -33,7 +33,8 @@ void expect_consistent(const Plan& p, int m, int n, int k, bool block, int sms, 
   EXPECT_EQ(p.block_n, shape.block_n);
   EXPECT_EQ(p.swap, shape.swap);
   EXPECT_EQ(p.swap, m <= sm90::kSwapMaxM);
-  const bool block_tile = p.tile == Tile::k128x128Block || p.tile == Tile::k256x128Block || p.tile == Tile::k128x64SwapBlock;
+  const bool block_tile = p.tile == Tile::k128x128Block || p.tile == Tile::k256x128Block ||
+                          p.tile == Tile::k128x64SwapBlock || p.tile == Tile::k128x192Block;
   EXPECT_EQ(block_tile, block);
   // Tiles cover the kernel rows and columns exactly (no empty tile row or column).
   const int rows_x = p.swap ? n : m, rows_y = p.swap ? m : n;
@@ -137,7 +138,9 @@ TEST(Sm90Plan, WideTilesOnlyOnAFullGridAndNeverSplit) {
       for (int k : {512, 4096})
         for (bool block : {false, true}) {
           const Plan p = sm90::make_plan(m, n, k, block, kH200Sms, kAnyWorkspace);
-          if (p.tile != Tile::k256x128 && p.tile != Tile::k256x128Block) continue;
+          if (p.tile != Tile::k256x128 && p.tile != Tile::k256x128Block && p.tile != Tile::k128x192 &&
+              p.tile != Tile::k128x192Block)
+            continue;
           SCOPED_TRACE(label(m, n, k, block, kH200Sms, kAnyWorkspace));
           EXPECT_GE(fp8kit::ceil_div(m, 128) * fp8kit::ceil_div(n, 128), kH200Sms);
           EXPECT_EQ(p.splits, 1);
@@ -157,10 +160,23 @@ TEST(Sm90Plan, FittedChoicesOnTheH200) {
       {8192, 8192, 8192, false, Tile::k128x128, 1},     // many waves: 128x128 is faster per FLOP
       {4096, 4096, 4096, false, Tile::k128x128, 1},     // 116.5 us vs 127.8 (256x128)
       {2048, 32768, 512, false, Tile::k256x128, 1},      // small K: 101.0 us vs 106.7
-      {512, 6144, 4096, false, Tile::k128x128, 1},      // 28.9 us vs 29.4
-      {512, 6144, 4096, true, Tile::k256x128Block, 1},   // block: 31.3 us vs 40.4
-      {1000, 2104, 272, false, Tile::k256x128, 1},       // the GPU tests' wide-tile shape
-      {1000, 2104, 272, true, Tile::k256x128Block, 1},
+      // 192 tiles of 128 x 128 (two waves), 128 of 128 x 192 (one): v13-ntile
+      // (before: 128 x 128 28.9 us vs 256 x 128 29.4; block 256 x 128 31.3 us
+      // vs 128 x 128 40.4).
+      {512, 6144, 4096, false, Tile::k128x192, 1},
+      {512, 6144, 4096, true, Tile::k128x192Block, 1},
+      {4096, 2112, 7168, false, Tile::k128x192, 1},      // 544 tiles (4.1 waves) against 352 (2.7)
+      {4096, 2112, 7168, true, Tile::k128x192Block, 1},
+      {1000, 4104, 272, false, Tile::k256x128, 1},       // the GPU tests' wide-tile shape
+      {1000, 4104, 272, true, Tile::k256x128Block, 1},
+      {1000, 2104, 272, false, Tile::k128x192, 1},       // the GPU tests' 128 x 192 shape
+      {1000, 2104, 272, true, Tile::k128x192Block, 1},
+      {1000, 2100, 400, false, Tile::k128x192, 1},
+      {1000, 2100, 400, true, Tile::k128x192Block, 1},
+      {500, 6100, 144, false, Tile::k128x192, 1},
+      {500, 6100, 144, true, Tile::k128x192Block, 1},
+      {1100, 1976, 272, false, Tile::k128x192, 1},
+      {1100, 1976, 272, true, Tile::k128x192Block, 1},
       // Decode (v12, docs/perf.md): long streams split into one wave of
       // splits of >= 8 K blocks; short ones (K <= 4096) do not.
       {1, 4096, 4096, false, Tile::k128x64Swap, 1},        // graph: 9.4 us unsplit vs 11.2 with 4 splits
@@ -203,6 +219,46 @@ TEST(Sm90Plan, SharedMemoryBudgetPerTile) {
   expect_fits<Tile::k256x128Block>(3);
   expect_fits<Tile::k128x64Swap>(8);
   expect_fits<Tile::k128x64SwapBlock>(8);
+  expect_fits<Tile::k128x192>(4);
+  expect_fits<Tile::k128x192Block>(4);
+}
+
+// Block scales of the 128 x 192 tiles: a tile starts at a multiple of 64
+// columns, so each of its three 64-column groups lies in one 128-block of
+// B's scales, and the tile straddles two blocks.
+TEST(Sm90Plan, WideNScaleGroupsNeverStraddleABlock) {
+  using Cfg = sm90::TileConfig<Tile::k128x192Block>;
+  static_assert(Cfg::kScaleGroupCols == 64 && Cfg::kScaleGroups == 3, "three groups of 64 columns");
+  static_assert(sm90::TileConfig<Tile::k128x128Block>::kScaleGroups == 1, "one block per 128 x 128 tile");
+  for (int ty = 0; ty < 64; ++ty)
+    for (int g = 0; g < Cfg::kScaleGroups; ++g) {
+      const int first = ty * Cfg::kBlockN + g * Cfg::kScaleGroupCols;
+      EXPECT_EQ(first / sm90::kScaleBlock, (first + Cfg::kScaleGroupCols - 1) / sm90::kScaleBlock) << ty << " " << g;
+    }
+  // The slot holds the 128 A scales and the three group scales.
+  EXPECT_EQ(Cfg::kColScales, 3);
+  EXPECT_GE(Cfg::kScaleSlotFloats, Cfg::kColScaleOffset + Cfg::kColScales);
+  EXPECT_EQ(Cfg::kColFactorsPerThread, 2);
+  EXPECT_FALSE(Cfg::kDoubleAcc);
+  EXPECT_FALSE(sm90::TileConfig<Tile::k128x192>::kDoubleAcc);
+}
+
+// The 128 x 192 tiles win only where their waves beat the others' by the
+// model, never on a partial grid, and with fewer waves than 128 x 128.
+TEST(Sm90Plan, WideNOnlyWhereItsWavesWin) {
+  for (int m : {128, 512, 2048, 4096, 8192})
+    for (int n : {2112, 4096, 6144, 7168, 24576, 28672})
+      for (int k : {1536, 7168})
+        for (bool block : {false, true}) {
+          const Plan p = sm90::make_plan(m, n, k, block, kH200Sms, kAnyWorkspace);
+          if (p.tile != Tile::k128x192 && p.tile != Tile::k128x192Block) continue;
+          SCOPED_TRACE(label(m, n, k, block, kH200Sms, kAnyWorkspace));
+          const Plan l = sm90::plan_for(block ? Tile::k128x128Block : Tile::k128x128, 1, m, n, k, kH200Sms, 0);
+          EXPECT_GE(int64_t{l.tiles_x} * l.tiles_y, kH200Sms);
+          EXPECT_LT(sm90::normal_tile_cost(p, block, kH200Sms), sm90::normal_tile_cost(l, block, kH200Sms));
+          EXPECT_LT(sm90::waves_of(int64_t{p.tiles_x} * p.tiles_y, kH200Sms),
+                    sm90::waves_of(int64_t{l.tiles_x} * l.tiles_y, kH200Sms));
+        }
 }
 
 }  // namespace
