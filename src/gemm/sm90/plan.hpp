@@ -56,9 +56,11 @@ constexpr double k256x128TileOverhead = 6.0;
 constexpr double k256x128WaveCostBlockScales = 1.8;
 // The 128 x 192 tiles (issue 11): 1.5x the FLOPs of a 128 x 128 tile per K
 // block, for 1.25x its X and Y bytes, with one accumulator (the other
-// consumer's wgmma covers a promotion, as in the 256 x 128 tile). Costs
-// predicted from the 256 x 128 tile's (2.2 per 2x FLOPs) before the first
-// device run, then checked by the A/B in docs/perf.md (v13-ntile).
+// consumer's wgmma covers a promotion, as in the 256 x 128 tile).
+// Predicted from the 256 x 128 tile's cost (2.2 per 2x FLOPs); measured
+// (docs/perf.md, v13-ntile): 1.6 fits the long-K tensor row; block tiles
+// ran at 1.42-1.52 per wave, kept at 1.55 until the rows a lower value
+// would switch (block 2048 / 8192 x 2112 x 7168) are measured.
 constexpr double k128x192BlockCost = 1.6;
 constexpr double k128x192TileOverhead = 5.0;
 constexpr double k128x192WaveCostBlockScales = 1.55;
