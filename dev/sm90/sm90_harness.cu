@@ -138,7 +138,8 @@ int sanitize() {
   const TileCase tiles[] = {
       {sm90::Tile::k128x64Swap, false, 17, 600, 4160}, {sm90::Tile::k128x64SwapBlock, true, 17, 600, 4160},
       {sm90::Tile::k128x128, false, 200, 300, 1040},   {sm90::Tile::k128x128Block, true, 200, 300, 1040},
-      {sm90::Tile::k256x128, false, 300, 520, 1040},   {sm90::Tile::k256x128Block, true, 300, 520, 1040}};
+      {sm90::Tile::k256x128, false, 300, 520, 1040},   {sm90::Tile::k256x128Block, true, 300, 520, 1040},
+      {sm90::Tile::k128x192, false, 200, 500, 1040},   {sm90::Tile::k128x192Block, true, 200, 500, 1040}};
   int rot = 0;
   for (const TileCase& t : tiles)
     for (int splits : {1, 2}) {
@@ -177,12 +178,14 @@ int check(bool quick) {
         if (v > 0 && s.m * s.n > (int64_t{1} << 22)) continue;
         run(make_case(s.m, s.n, s.k, rot, md[0], md[1]), dev, ws.get(), nullptr, rng, tally);
       }
-  // The 256 x 128 tiles with split-K (ragged M, N and K), and a split plan without workspace.
+  // The 256 x 128 and 128 x 192 tiles with split-K (ragged M, N and K), and a split plan without workspace.
   for (int block = 0; block < 2; ++block)
     for (int splits : {2, 3}) {
-      const Forced f{block ? sm90::Tile::k256x128Block : sm90::Tile::k256x128, splits};
       const auto am = block ? FP8KIT_SCALE_BLOCK : FP8KIT_SCALE_ROW, bm = block ? FP8KIT_SCALE_BLOCK : FP8KIT_SCALE_COL;
+      const Forced f{block ? sm90::Tile::k256x128Block : sm90::Tile::k256x128, splits};
       run(make_case(1000, 2100, 1040, rot++, am, bm), dev, ws.get(), &f, rng, tally);
+      const Forced n{block ? sm90::Tile::k128x192Block : sm90::Tile::k128x192, splits};
+      run(make_case(1000, 2100, 1040, rot++, am, bm), dev, ws.get(), &n, rng, tally);
     }
   const Forced no_ws{sm90::Tile::k128x64Swap, 2, false};
   run(make_case(5, 300, 8320, 0, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR), dev, ws.get(), &no_ws, rng, tally);
@@ -260,7 +263,8 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, const
   if (sweep) {
     plans.clear();
     std::vector<sm90::Tile> tiles{block ? sm90::Tile::k128x128Block : sm90::Tile::k128x128,
-                                  block ? sm90::Tile::k256x128Block : sm90::Tile::k256x128};
+                                  block ? sm90::Tile::k256x128Block : sm90::Tile::k256x128,
+                                  block ? sm90::Tile::k128x192Block : sm90::Tile::k128x192};
     if (chosen.swap) tiles = {chosen.tile};
     for (sm90::Tile t : tiles)
       for (int splits : {1, 2, 3, 4, 6, 8, 12, 16}) {
