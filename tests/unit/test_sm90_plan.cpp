@@ -233,7 +233,7 @@ TEST(Sm90Plan, WideNScaleGroupsNeverStraddleABlock) {
   for (int ty = 0; ty < 64; ++ty)
     for (int g = 0; g < Cfg::kScaleGroups; ++g) {
       const int first = ty * Cfg::kBlockN + g * Cfg::kScaleGroupCols;
-      EXPECT_EQ(first / sm90::kScaleBlock, (first + Cfg::kScaleGroupCols - 1) / sm90::kScaleBlock) << ty << " " << g;
+      EXPECT_EQ(first / fp8kit::kScaleBlock, (first + Cfg::kScaleGroupCols - 1) / fp8kit::kScaleBlock) << ty << " " << g;
     }
   // The slot holds the 128 A scales and the three group scales.
   EXPECT_EQ(Cfg::kColScales, 3);

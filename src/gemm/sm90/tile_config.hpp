@@ -4,6 +4,10 @@
 // without the CUDA compiler. The shared-memory layout is shared_storage.hpp.
 #pragma once
 
+#include <numeric>
+
+#include "core/scale_layout.hpp"  // kScaleBlock
+
 namespace fp8kit::sm90 {
 
 // ---- Pipeline shape (compile time) -------------------------------------------
@@ -25,11 +29,8 @@ constexpr int kSmemReserve = 2048;       // barriers, split-K flags, alignment s
 constexpr int kOutBoxRows = 64;          // rows of a D store box (every tile's D sub-tiles are 64 rows)
 constexpr int kOutChunkBytes = 128;      // bytes of a D store box row: one 128B swizzle row
 constexpr int kMaxBlockM = 256;          // the largest tile's kernel rows (TMA boxes hold at most 256)
-constexpr int kScaleBlock = 128;         // block scales: 1 x 128 on A, 128 x 128 on B (fp8kit.h)
 constexpr int kWideBlockN = 192;         // kernel columns of the 128 x 192 tiles
 constexpr int kMaxColFactorsPerThread = 2;  // ceil(largest BN / 128)
-
-constexpr int gcd_of(int a, int b) { return b == 0 ? a : gcd_of(b, a % b); }
 
 // Tile configurations, named by kernel rows x columns (BN is the wgmma N):
 //   k128x128, k128x128Block:         normal (X = A), non-block / block scales
@@ -116,7 +117,7 @@ struct TileConfig {
   // y0 = ty * BN is a multiple of it: one group at BN = 128; three of 64 at
   // 128 x 192, whose tiles straddle two blocks, so a consumer multiplies each
   // column by its group's scale with no predicate.
-  static constexpr int kScaleGroupCols = kRowBlockScalesOnX ? gcd_of(kBlockN, kScaleBlock) : kBlockN;
+  static constexpr int kScaleGroupCols = kRowBlockScalesOnX ? std::gcd(kBlockN, kScaleBlock) : kBlockN;
   static constexpr int kScaleGroups = kBlockN / kScaleGroupCols;
   static constexpr int kRowScales = kRowBlockScalesOnX ? kBlockM : 1;
   static constexpr int kColScales = kRowBlockScalesOnX ? kScaleGroups : kBlockN;
