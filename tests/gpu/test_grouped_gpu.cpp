@@ -137,6 +137,10 @@ const Shape kShapes[] = {
     {"LongK", 128, 7168, {33, 1, 17, 40}, 0, 0, 0},
     {"PaddedNarrowN", 24, 144, {5, 129, 0}, 7, 16, 8},
     {"OneExpert", 130, 1040, {257}, 0, 0, 0},
+    // Masked decode slabs of max_m 16 (the benchmark's): sm90_wgmma loads 16
+    // token rows into its 64-row tile; the rest is stale stage data.
+    {"DecodeSlabs", 264, 1040, {16, 1, 0, 9, 16, 3, 16, 2}, 0, 0, 0},
+    {"DecodeManyUnitsPerCta", 520, 384, many_small(300, 16), 0, 0, 0},  // ~10 units per CTA on 132 SMs
 };
 
 using ShapeParam = std::tuple<fp8kit_path, int /*layout*/, int /*shape*/, int /*config*/>;
@@ -175,7 +179,7 @@ std::string shape_name(const ::testing::TestParamInfo<ShapeParam>& info) {
 INSTANTIATE_TEST_SUITE_P(Groups, GroupedShapes,
                          ::testing::Combine(::testing::Values(FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA,
                                                               FP8KIT_PATH_SM89_MMA, FP8KIT_PATH_SM75_HMMA),
-                                            ::testing::Range(0, 2), ::testing::Range(0, 9), ::testing::Range(0, 3)),
+                                            ::testing::Range(0, 2), ::testing::Range(0, 11), ::testing::Range(0, 3)),
                          shape_name);
 
 // ---- Group arrays only the device sees: clamped, never trusted ---------------

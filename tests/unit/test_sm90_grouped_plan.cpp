@@ -84,6 +84,33 @@ TEST(Sm90GroupedPlan, UnitBoundCoversEveryGrouping) {
   }
 }
 
+// A's box: masked swapped tiles load max_m token rows (at most the tile's
+// 64); contiguous and unswapped tiles whole tiles. The stage's transaction
+// bytes are the two boxes.
+TEST(Sm90GroupedPlan, MaskedDecodeLoadsOnlyTheSlabRows) {
+  const struct {
+    fp8kit_grouped_layout layout;
+    int rows;
+    bool block;
+    int a_box_rows;
+  } cases[] = {{FP8KIT_GROUPED_MASKED, 1, false, 1},       {FP8KIT_GROUPED_MASKED, 16, false, 16},
+               {FP8KIT_GROUPED_MASKED, 16, true, 16},      {FP8KIT_GROUPED_MASKED, 37, false, 37},
+               {FP8KIT_GROUPED_MASKED, 64, false, 64},     {FP8KIT_GROUPED_MASKED, 65, false, 128},
+               {FP8KIT_GROUPED_MASKED, 512, true, 128},    {FP8KIT_GROUPED_CONTIGUOUS, 8 * 16, false, 64},
+               {FP8KIT_GROUPED_CONTIGUOUS, 8 * 512, false, 128}};
+  for (const auto& c : cases) {
+    const sm90::GroupedPlan pl = sm90::make_grouped_plan(problem(c.layout, 8, c.rows, 300, c.block), kH200Sms);
+    EXPECT_EQ(pl.a_box_rows, c.a_box_rows) << c.layout << " rows " << c.rows;
+    EXPECT_LE(pl.a_box_rows, pl.a_rows);
+    EXPECT_EQ(pl.stage_tx_bytes, (pl.a_box_rows + pl.b_rows) * sm90::kBlockK);
+  }
+  // Whole boxes are the tile's stage.
+  EXPECT_EQ(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_MASKED, 8, 64, 300), kH200Sms).stage_tx_bytes,
+            sm90::TileConfig<Tile::kGrouped128x64Swap>::kStageBytes);
+  EXPECT_EQ(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_MASKED, 8, 512, 300), kH200Sms).stage_tx_bytes,
+            sm90::TileConfig<Tile::kGrouped128x128>::kStageBytes);
+}
+
 TEST(Sm90GroupedPlan, NoRowsNoLaunch) {
   for (auto layout : {FP8KIT_GROUPED_CONTIGUOUS, FP8KIT_GROUPED_MASKED}) {
     const sm90::GroupedPlan pl = sm90::make_grouped_plan(problem(layout, 4, 0, 256), kH200Sms);

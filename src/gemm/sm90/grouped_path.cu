@@ -95,7 +95,7 @@ sm90::KernelArgs grouped_args(const GroupedParams& g, const sm90::GroupedPlan& p
   args.d_cols = p.n;
   args.n_tma = sm90::n_tma_of(p);
   args.d_type = p.d_type;
-  args.grouped = sm90::GroupedArgs{g.groups, g.experts, g.rows, masked ? 1 : 0, p.n, pl.b_tiles};
+  args.grouped = sm90::GroupedArgs{g.groups, g.experts, g.rows, masked ? 1 : 0, p.n, pl.b_tiles, pl.stage_tx_bytes};
   return args;
 }
 
@@ -116,7 +116,7 @@ cudaError_t launch(const GroupedParams& g, const DeviceInfo& dev, const LaunchEn
   CUtensorMap map_a{}, map_b{}, map_d{};
   GemmParams d_shape = p;  // D's map: every expert's rows
   d_shape.m = a_rows;
-  if (!sm90::encode(&map_a, p.a, a_rows, p.k, p.lda, pl.a_rows) ||
+  if (!sm90::encode(&map_a, p.a, a_rows, p.k, p.lda, pl.a_box_rows) ||
       !sm90::encode(&map_b, p.b, b_rows, p.k, p.ldb, pl.b_rows) || !sm90::encode_d(&map_d, d_shape))
     return cudaErrorInvalidValue;
   if (cudaError_t e = sm90::allow_smem(reinterpret_cast<const void*>(kern.fn), kern.smem, dev.device,

@@ -22,6 +22,8 @@ struct GroupedPlan {
   int a_rows;         // rows of A (tokens) one tile covers: 128, or 64 swapped
   int b_rows;         // rows of one expert's B (N) one tile covers: 128
   int b_tiles;        // ceil(N / b_rows): the tiles of one expert along N
+  int a_box_rows;     // rows of A one TMA box loads per tile: a_rows, or fewer in masked decode (below)
+  int stage_tx_bytes;  // bytes TMA lands in one stage: the X and Y boxes of one K block
   int64_t max_units;  // bound on the (expert, tile) units: grouped_m_slots(a_rows) x b_tiles
   int grid;           // persistent CTAs: min(max_units, SMs)
 };
@@ -48,6 +50,19 @@ constexpr GroupedPlan grouped_shape() {
   return pl;
 }
 
+// Rows of A one box loads. A masked slab holds max_m rows and a swapped
+// tile's 64 token rows start at its expert's slab (one A tile per expert),
+// so rows past max_m are the next experts' tokens, which feed only output
+// columns that are not stored. Masked decode (max_m 16) then streams 16 x
+// 128 B of tokens per K block beside 128 x 128 B of weights instead of
+// 64 x 128 B: a third less traffic into each SM. The tile rows the box
+// leaves unwritten hold stale stage data; they too feed only unstored
+// columns. Contiguous and unswapped tiles load whole tiles.
+inline int grouped_a_box_rows(const GroupedParams& g, const GroupedPlan& pl) {
+  if (!pl.swap || g.layout != FP8KIT_GROUPED_MASKED || g.rows <= 0) return pl.a_rows;
+  return std::min(pl.a_rows, g.rows);
+}
+
 inline GroupedPlan make_grouped_plan(const GroupedParams& g, int sm_count) {
   const bool block = g.dense.a_scale_mode == FP8KIT_SCALE_BLOCK;
   GroupedPlan pl;
@@ -56,6 +71,8 @@ inline GroupedPlan make_grouped_plan(const GroupedParams& g, int sm_count) {
   else
     pl = block ? grouped_shape<Tile::kGrouped128x128Block>() : grouped_shape<Tile::kGrouped128x128>();
   pl.b_tiles = static_cast<int>(ceil_div(g.dense.n, pl.b_rows));
+  pl.a_box_rows = grouped_a_box_rows(g, pl);
+  pl.stage_tx_bytes = (pl.a_box_rows + pl.b_rows) * kBlockK;  // FP8: one byte per element
   // No rows at all (T = 0, max_m = 0): no unit, no launch (A's map would be empty).
   pl.max_units = g.rows == 0 ? 0 : grouped_m_slots(g, pl.a_rows) * pl.b_tiles;
   pl.grid = static_cast<int>(std::min<int64_t>(pl.max_units, sm_count));
