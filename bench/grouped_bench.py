@@ -230,6 +230,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="fewer token counts and repetitions")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--decode-only", action="store_true", help="only the masked decode cases")
+    ap.add_argument("--decode-max-m", type=int, nargs="+", help="slab rows of the decode cases (default: the suite's)")
+    ap.add_argument("--pdl", choices=["env", "off", "on", "both"], default="env",
+                    help="decode cases with FP8KIT_PDL as set, unset, =1, or both in turn")
     ap.add_argument("--diagnose", action="store_true",
                     help="decode rows also time the call %d times in one graph and the all-zero-counts floor"
                     % GRAPH_CALLS)
@@ -240,6 +243,7 @@ def main():
     cpu_gen = torch.Generator().manual_seed(2026)
     tokens_list = suite["tokens"][::2] + suite["tokens"][-1:] if args.quick else suite["tokens"]
     reps = 3 if args.quick else args.reps
+    pdl_settings = {"env": [None], "off": ["0"], "on": ["1"], "both": ["0", "1"]}[args.pdl]
     result = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
               "copy_roof_gbps": copy_roof_gbps(gen), "cases": [], "decode": []}
     print(f"# {result['device']}, torch {result['torch']}, copy roof {result['copy_roof_gbps']:.0f} GB/s")
@@ -253,19 +257,34 @@ def main():
                     result["cases"].append(row)
                     print(json.dumps(row), flush=True)
             for tokens in suite["decode_tokens"]:
-                row = decode_case(w, tokens, model["top_k"], suite["decode_max_m"], gen, cpu_gen, max(reps, 5),
-                                  args.diagnose)
-                row.update(model=model["name"], gemm=gemm["name"], n=w.n, k=w.k, experts=w.experts,
-                           copy_fraction=None)
-                row["copy_fraction"] = row["gbps"] / result["copy_roof_gbps"]
-                result["decode"].append(row)
-                print(json.dumps(row), flush=True)
+                for max_m in args.decode_max_m or [suite["decode_max_m"]]:
+                    for pdl in pdl_settings:
+                        if pdl is not None:
+                            os.environ["FP8KIT_PDL"] = pdl
+                        row = decode_case(w, tokens, model["top_k"], max_m, gen, cpu_gen, max(reps, 5), args.diagnose)
+                        row.update(model=model["name"], gemm=gemm["name"], n=w.n, k=w.k, experts=w.experts,
+                                   max_m=max_m, pdl=os.environ.get("FP8KIT_PDL", "") == "1")
+                        row["copy_fraction"] = row["gbps"] / result["copy_roof_gbps"]
+                        result["decode"].append(row)
+                        print(json.dumps(row), flush=True)
             del w
             torch.cuda.empty_cache()
     cases = result["cases"]
     both = [c for c in cases if "torch_tflops" in c]
     small = [c for c in cases if "loop_tflops" in c and c["routed_rows"] / max(1, c["active_experts"]) <= 64]
-    result["summary"] = {"decode_copy_fraction_geomean": geomean([c["copy_fraction"] for c in result["decode"]])}
+    decode = result["decode"]
+    result["summary"] = {"decode_copy_fraction_geomean": geomean([c["copy_fraction"] for c in decode])}
+    by_variant = {}  # (max_m, PDL) -> its rows
+    for c in decode:
+        by_variant.setdefault((c["max_m"], c["pdl"]), []).append(c)
+    if len(by_variant) > 1 or args.diagnose:
+        summary = result["summary"]["decode_by_variant"] = {}
+        for (m, p), rows in sorted(by_variant.items()):
+            v = summary[f"max_m={m},pdl={int(p)}"] = {"copy_fraction_geomean": geomean([c["copy_fraction"] for c in rows])}
+            if args.diagnose:  # the same bytes over the per-call time in an 8-call graph
+                v["in_graph_copy_fraction_geomean"] = geomean(
+                    [c["copy_fraction"] * c["graph_ms"] / c["in_graph_ms"] for c in rows])
+                v["floor_us_median"] = statistics.median(c["floor_ms"] * 1e3 for c in rows)
     if cases:
         result["summary"].update({
             "fp8kit_over_torch_geomean": geomean([c["fp8kit_tflops"] / c["torch_tflops"] for c in both]),
@@ -273,9 +292,7 @@ def main():
             "fp8kit_tflops_best": max(c["fp8kit_tflops"] for c in cases),
             "torch_tflops_best": max((c["torch_tflops"] for c in both), default=float("nan")),
         })
-    if args.diagnose:
-        result["summary"]["decode_copy_fraction_geomean_in_graph"] = geomean(
-            [c["copy_fraction"] * c["graph_ms"] / c["in_graph_ms"] for c in result["decode"]])
+
     print(json.dumps(result["summary"]))
     if args.json:
         with open(args.json, "w") as f:

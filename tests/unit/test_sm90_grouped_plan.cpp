@@ -48,7 +48,10 @@ TEST(Sm90GroupedPlan, TileOfEachOrientationAndScaleMode) {
     bool block;
     Tile tile;
     int a_rows;
-  } cases[] = {{32, false, Tile::kGrouped128x64Swap, 64},
+  } cases[] = {{16, false, Tile::kGrouped128x16Swap, 16},
+               {16, true, Tile::kGrouped128x64SwapBlock, 64},
+               {17, false, Tile::kGrouped128x64Swap, 64},
+               {32, false, Tile::kGrouped128x64Swap, 64},
                {32, true, Tile::kGrouped128x64SwapBlock, 64},
                {512, false, Tile::kGrouped128x128, 128},
                {512, true, Tile::kGrouped128x128Block, 128}};
@@ -58,8 +61,23 @@ TEST(Sm90GroupedPlan, TileOfEachOrientationAndScaleMode) {
     EXPECT_EQ(pl.a_rows, c.a_rows);
     EXPECT_EQ(pl.b_rows, 128);
     EXPECT_EQ(pl.b_tiles, 3);  // ceil(300 / 128)
-    EXPECT_EQ(pl.swap, sm90::TileConfig<Tile::kGrouped128x64Swap>::kSwap == (c.a_rows == 64));
+    EXPECT_EQ(pl.swap, c.a_rows < 128);
   }
+}
+
+// The 16-token decode tile is masked only: a contiguous batch of the same
+// mean keeps the 64-token tile (one expert of many rows would stream its
+// weights once per 16 of them).
+TEST(Sm90GroupedPlan, DecodeTileIsMaskedOnly) {
+  EXPECT_EQ(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_MASKED, 8, 1, 4096), kH200Sms).tile,
+            Tile::kGrouped128x16Swap);
+  EXPECT_EQ(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_CONTIGUOUS, 8, 8 * 16, 4096), kH200Sms).tile,
+            Tile::kGrouped128x64Swap);
+  using C = sm90::TileConfig<Tile::kGrouped128x16Swap>;
+  static_assert(C::kGrouped && C::kSwap && !C::kBlock && C::kBlockN == sm90::kDecodeMaxM, "the decode tile");
+  EXPECT_GT(C::kStages, sm90::TileConfig<Tile::kGrouped128x64Swap>::kStages) << "a quarter of the token bytes";
+  EXPECT_FALSE(C::kTmaStores) << "its 16-row D sub-tiles are not D's 64-row store boxes";
+  EXPECT_LE(sm90::smem_bytes<Tile::kGrouped128x16Swap>(), sm90::kSmemBytesMax);
 }
 
 // The device's unit count (sum_e ceil(rows_e / a_rows) x b_tiles over the

@@ -38,10 +38,11 @@ const Kernel kKernels[kTiles][2][2] = {
     FP8KIT_SM90_GROUPED_ENTRIES(Tile::kGrouped128x128Block, "128x128,block"),
     FP8KIT_SM90_GROUPED_ENTRIES(Tile::kGrouped128x64Swap, "128x64,swap"),
     FP8KIT_SM90_GROUPED_ENTRIES(Tile::kGrouped128x64SwapBlock, "128x64,swap,block"),
+    FP8KIT_SM90_GROUPED_ENTRIES(Tile::kGrouped128x16Swap, "128x16,swap"),
 };
 #undef FP8KIT_SM90_GROUPED_ENTRIES
 constexpr int kFirst = static_cast<int>(Tile::kGrouped128x128);
-static_assert(static_cast<int>(Tile::kGrouped128x64SwapBlock) + 1 - kFirst == kTiles, "one row per grouped tile");
+static_assert(static_cast<int>(Tile::kGrouped128x16Swap) + 1 - kFirst == kTiles, "one row per grouped tile");
 
 std::atomic<uint64_t> g_smem_set[kTiles][2][2];  // sm90::allow_smem's masks
 

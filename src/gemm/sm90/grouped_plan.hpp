@@ -19,7 +19,7 @@ namespace fp8kit::sm90 {
 struct GroupedPlan {
   Tile tile;
   bool swap;          // X = B (weights), Y = A (tokens): the decode orientation
-  int a_rows;         // rows of A (tokens) one tile covers: 128, or 64 swapped
+  int a_rows;         // rows of A (tokens) one tile covers: 128, or 64 / 16 swapped
   int b_rows;         // rows of one expert's B (N) one tile covers: 128
   int b_tiles;        // ceil(N / b_rows): the tiles of one expert along N
   int a_box_rows;     // rows of A one TMA box loads per tile: a_rows, or fewer in masked decode (below)
@@ -36,6 +36,16 @@ inline bool grouped_swap(const GroupedParams& g) {
   const int64_t rows_per_expert =
       g.layout == FP8KIT_GROUPED_MASKED ? g.rows : ceil_div(g.rows, std::max(1, g.experts));
   return rows_per_expert <= kSwapMaxM;
+}
+
+// Masked decode of at most 16 tokens per expert (the slab's max_m), vector
+// scales: the 16-token swapped tile. Its one A tile per expert keeps each
+// expert's weights streamed once; contiguous batches keep the 64-token tile
+// (a skewed expert of many rows would stream its weights once per 16).
+// Block scales keep the 64-token block tile.
+constexpr int kDecodeMaxM = 16;
+inline bool grouped_decode16(const GroupedParams& g) {
+  return g.layout == FP8KIT_GROUPED_MASKED && g.rows <= kDecodeMaxM && g.dense.a_scale_mode != FP8KIT_SCALE_BLOCK;
 }
 
 template <Tile T>
@@ -66,7 +76,9 @@ inline int grouped_a_box_rows(const GroupedParams& g, const GroupedPlan& pl) {
 inline GroupedPlan make_grouped_plan(const GroupedParams& g, int sm_count) {
   const bool block = g.dense.a_scale_mode == FP8KIT_SCALE_BLOCK;
   GroupedPlan pl;
-  if (grouped_swap(g))
+  if (grouped_decode16(g))
+    pl = grouped_shape<Tile::kGrouped128x16Swap>();
+  else if (grouped_swap(g))
     pl = block ? grouped_shape<Tile::kGrouped128x64SwapBlock>() : grouped_shape<Tile::kGrouped128x64Swap>();
   else
     pl = block ? grouped_shape<Tile::kGrouped128x128Block>() : grouped_shape<Tile::kGrouped128x128>();
