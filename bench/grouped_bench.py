@@ -3,7 +3,7 @@
 and a loop of fp8kit's dense GEMM per expert, on the same inputs in one run.
 
     FP8KIT_LIBRARY=build/src/libfp8kit.so python3 bench/grouped_bench.py \
-        [--suite bench/grouped_shapes.json] [--json out.json] [--quick]
+        [--suite bench/grouped_shapes.json] [--json out.json] [--quick] [--decode-only] [--diagnose]
 
 Row-wise scales (per token x per channel), bf16 out, e4m3 inputs. Contiguous
 layout for the prefill cases (tokens x routing), masked layout for decode,
@@ -170,7 +170,10 @@ def prefill_case(w, tokens, top_k, routing, exponent, gen, route_gen, reps):
     return row
 
 
-def decode_case(w, tokens, top_k, max_m, gen, route_gen, reps):
+GRAPH_CALLS = 8
+
+
+def decode_case(w, tokens, top_k, max_m, gen, route_gen, reps, diagnose=False):
     sizes = route(tokens, w.experts, top_k, "balanced", 0, route_gen)
     a = random_fp8((w.experts * max_m, w.k), gen)
     a_scale = torch.rand(w.experts * max_m, device="cuda", generator=gen) * 0.01 + 0.001
@@ -178,18 +181,32 @@ def decode_case(w, tokens, top_k, max_m, gen, route_gen, reps):
     d = torch.empty((w.experts * max_m, w.n), dtype=torch.bfloat16, device="cuda")
     desc = grouped_desc(MASKED, w, max_m, counts, a, a_scale, d)
     stream = torch.cuda.Stream()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.stream(stream):
-        check(LIB.fp8kit_grouped_gemm(ctypes.byref(desc), None, stream_handle()))  # warm (attributes, image)
-        torch.cuda.synchronize()
-        with torch.cuda.graph(graph, stream=stream):
-            check(LIB.fp8kit_grouped_gemm(ctypes.byref(desc), None, stream_handle()))
+
+    def capture(calls):
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.stream(stream):
+            check(LIB.fp8kit_grouped_gemm(ctypes.byref(desc), None, stream_handle()))  # warm (attributes, image)
+            torch.cuda.synchronize()
+            with torch.cuda.graph(graph, stream=stream):
+                for _ in range(calls):
+                    check(LIB.fp8kit_grouped_gemm(ctypes.byref(desc), None, stream_handle()))
+        return graph
+
     active = sum(1 for s in sizes if s)
     rows = sum(min(s, max_m) for s in sizes)
     touched = active * w.n * w.k + rows * w.k + rows * w.n * 2 + w.experts * 4
-    ms = time_ms(graph.replay, reps)
-    return {"tokens": tokens, "routed_rows": rows, "active_experts": active, "graph_ms": ms,
-            "gbps": touched / ms / 1e6}
+    ms = time_ms(capture(1).replay, reps)
+    row = {"tokens": tokens, "routed_rows": rows, "active_experts": active, "graph_ms": ms,
+           "gbps": touched / ms / 1e6}
+    if diagnose:
+        # Where the time goes: the same call GRAPH_CALLS times in one graph
+        # (per call: the kernel with the launch gaps of a graph, weights
+        # L2-warm as above), and the one-call graph with every count zero
+        # (launch, CTA start and unit table, no unit: the floor).
+        row["in_graph_ms"] = time_ms(capture(GRAPH_CALLS).replay, reps) / GRAPH_CALLS
+        counts.zero_()
+        row["floor_ms"] = time_ms(capture(1).replay, reps)
+    return row
 
 
 def copy_roof_gbps(gen):
@@ -212,6 +229,13 @@ def main():
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--quick", action="store_true", help="fewer token counts and repetitions")
     ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--decode-only", action="store_true", help="only the masked decode cases")
+    ap.add_argument("--decode-max-m", type=int, nargs="+", help="slab rows of the decode cases (default: the suite's)")
+    ap.add_argument("--pdl", choices=["env", "off", "on", "both"], default="env",
+                    help="decode cases with FP8KIT_PDL as set, unset, =1, or both in turn")
+    ap.add_argument("--diagnose", action="store_true",
+                    help="decode rows also time the call %d times in one graph and the all-zero-counts floor"
+                    % GRAPH_CALLS)
     args = ap.parse_args()
     LIB = load_library()
     suite = json.load(open(args.suite))
@@ -219,37 +243,56 @@ def main():
     cpu_gen = torch.Generator().manual_seed(2026)
     tokens_list = suite["tokens"][::2] + suite["tokens"][-1:] if args.quick else suite["tokens"]
     reps = 3 if args.quick else args.reps
+    pdl_settings = {"env": [None], "off": ["0"], "on": ["1"], "both": ["0", "1"]}[args.pdl]
     result = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
               "copy_roof_gbps": copy_roof_gbps(gen), "cases": [], "decode": []}
     print(f"# {result['device']}, torch {result['torch']}, copy roof {result['copy_roof_gbps']:.0f} GB/s")
     for model in suite["models"]:
         for gemm in model["gemms"]:
             w = Weights(model["experts"], gemm["n"], gemm["k"], gen)
-            for tokens in sorted(set(tokens_list)):
+            for tokens in [] if args.decode_only else sorted(set(tokens_list)):
                 for routing in suite["routings"]:
                     row = prefill_case(w, tokens, model["top_k"], routing, suite["zipf_exponent"], gen, cpu_gen, reps)
                     row.update(model=model["name"], gemm=gemm["name"], n=w.n, k=w.k, experts=w.experts)
                     result["cases"].append(row)
                     print(json.dumps(row), flush=True)
             for tokens in suite["decode_tokens"]:
-                row = decode_case(w, tokens, model["top_k"], suite["decode_max_m"], gen, cpu_gen, max(reps, 5))
-                row.update(model=model["name"], gemm=gemm["name"], n=w.n, k=w.k, experts=w.experts,
-                           copy_fraction=None)
-                row["copy_fraction"] = row["gbps"] / result["copy_roof_gbps"]
-                result["decode"].append(row)
-                print(json.dumps(row), flush=True)
+                for max_m in args.decode_max_m or [suite["decode_max_m"]]:
+                    for pdl in pdl_settings:
+                        if pdl is not None:
+                            os.environ["FP8KIT_PDL"] = pdl
+                        row = decode_case(w, tokens, model["top_k"], max_m, gen, cpu_gen, max(reps, 5), args.diagnose)
+                        row.update(model=model["name"], gemm=gemm["name"], n=w.n, k=w.k, experts=w.experts,
+                                   max_m=max_m, pdl=os.environ.get("FP8KIT_PDL", "") == "1")
+                        row["copy_fraction"] = row["gbps"] / result["copy_roof_gbps"]
+                        result["decode"].append(row)
+                        print(json.dumps(row), flush=True)
             del w
             torch.cuda.empty_cache()
     cases = result["cases"]
     both = [c for c in cases if "torch_tflops" in c]
     small = [c for c in cases if "loop_tflops" in c and c["routed_rows"] / max(1, c["active_experts"]) <= 64]
-    result["summary"] = {
-        "fp8kit_over_torch_geomean": geomean([c["fp8kit_tflops"] / c["torch_tflops"] for c in both]),
-        "fp8kit_over_loop_geomean_le64_rows": geomean([c["fp8kit_tflops"] / c["loop_tflops"] for c in small]),
-        "fp8kit_tflops_best": max(c["fp8kit_tflops"] for c in cases),
-        "torch_tflops_best": max((c["torch_tflops"] for c in both), default=float("nan")),
-        "decode_copy_fraction_geomean": geomean([c["copy_fraction"] for c in result["decode"]]),
-    }
+    decode = result["decode"]
+    result["summary"] = {"decode_copy_fraction_geomean": geomean([c["copy_fraction"] for c in decode])}
+    by_variant = {}  # (max_m, PDL) -> its rows
+    for c in decode:
+        by_variant.setdefault((c["max_m"], c["pdl"]), []).append(c)
+    if len(by_variant) > 1 or args.diagnose:
+        summary = result["summary"]["decode_by_variant"] = {}
+        for (m, p), rows in sorted(by_variant.items()):
+            v = summary[f"max_m={m},pdl={int(p)}"] = {"copy_fraction_geomean": geomean([c["copy_fraction"] for c in rows])}
+            if args.diagnose:  # the same bytes over the per-call time in an 8-call graph
+                v["in_graph_copy_fraction_geomean"] = geomean(
+                    [c["copy_fraction"] * c["graph_ms"] / c["in_graph_ms"] for c in rows])
+                v["floor_us_median"] = statistics.median(c["floor_ms"] * 1e3 for c in rows)
+    if cases:
+        result["summary"].update({
+            "fp8kit_over_torch_geomean": geomean([c["fp8kit_tflops"] / c["torch_tflops"] for c in both]),
+            "fp8kit_over_loop_geomean_le64_rows": geomean([c["fp8kit_tflops"] / c["loop_tflops"] for c in small]),
+            "fp8kit_tflops_best": max(c["fp8kit_tflops"] for c in cases),
+            "torch_tflops_best": max((c["torch_tflops"] for c in both), default=float("nan")),
+        })
+
     print(json.dumps(result["summary"]))
     if args.json:
         with open(args.json, "w") as f:

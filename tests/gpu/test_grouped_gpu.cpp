@@ -75,8 +75,9 @@ void expect_correct(const GroupedCase& c, fp8kit_path path) {
 const std::vector<int64_t> kModeSizes[] = {
     {0, 1, 130, 37, 200},     // an empty expert, one row, ragged M tiles
     {3, 0, 64, 17, 1, 40, 9},  // max_m 64, mean 19: decode
+    {1, 16, 0, 5, 16, 2, 9},   // max_m 16: masked, sm90_wgmma's 16-token decode tile
 };
-const char* const kModeSizeNames[] = {"prefill", "decode"};
+const char* const kModeSizeNames[] = {"prefill", "decode", "decode16"};
 
 using ModeParam = std::tuple<fp8kit_path, int /*layout*/, int /*mode*/, int /*out*/, int /*sizes*/>;
 class GroupedModes : public ::testing::TestWithParam<ModeParam> {};
@@ -108,7 +109,7 @@ std::string mode_name(const ::testing::TestParamInfo<ModeParam>& info) {
 
 INSTANTIATE_TEST_SUITE_P(All, GroupedModes,
                          ::testing::Combine(::testing::ValuesIn(kPaths), ::testing::Range(0, 2), ::testing::Range(0, 6),
-                                            ::testing::Range(0, 3), ::testing::Range(0, 2)),
+                                            ::testing::Range(0, 3), ::testing::Range(0, 3)),
                          mode_name);
 
 // ---- Group shapes ------------------------------------------------------------
@@ -137,6 +138,10 @@ const Shape kShapes[] = {
     {"LongK", 128, 7168, {33, 1, 17, 40}, 0, 0, 0},
     {"PaddedNarrowN", 24, 144, {5, 129, 0}, 7, 16, 8},
     {"OneExpert", 130, 1040, {257}, 0, 0, 0},
+    // Masked decode slabs of max_m 16 (the benchmark's): sm90_wgmma loads 16
+    // token rows into its 64-row tile; the rest is stale stage data.
+    {"DecodeSlabs", 264, 1040, {16, 1, 0, 9, 16, 3, 16, 2}, 0, 0, 0},
+    {"DecodeManyUnitsPerCta", 264, 256, many_small(150, 16), 0, 0, 0},  // ~3 units per CTA on 132 SMs
 };
 
 using ShapeParam = std::tuple<fp8kit_path, int /*layout*/, int /*shape*/, int /*config*/>;
@@ -175,7 +180,7 @@ std::string shape_name(const ::testing::TestParamInfo<ShapeParam>& info) {
 INSTANTIATE_TEST_SUITE_P(Groups, GroupedShapes,
                          ::testing::Combine(::testing::Values(FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA,
                                                               FP8KIT_PATH_SM89_MMA, FP8KIT_PATH_SM75_HMMA),
-                                            ::testing::Range(0, 2), ::testing::Range(0, 9), ::testing::Range(0, 3)),
+                                            ::testing::Range(0, 2), ::testing::Range(0, 11), ::testing::Range(0, 3)),
                          shape_name);
 
 // ---- Group arrays only the device sees: clamped, never trusted ---------------

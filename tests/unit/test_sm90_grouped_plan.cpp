@@ -48,7 +48,10 @@ TEST(Sm90GroupedPlan, TileOfEachOrientationAndScaleMode) {
     bool block;
     Tile tile;
     int a_rows;
-  } cases[] = {{32, false, Tile::kGrouped128x64Swap, 64},
+  } cases[] = {{16, false, Tile::kGrouped128x16Swap, 16},
+               {16, true, Tile::kGrouped128x64SwapBlock, 64},
+               {17, false, Tile::kGrouped128x64Swap, 64},
+               {32, false, Tile::kGrouped128x64Swap, 64},
                {32, true, Tile::kGrouped128x64SwapBlock, 64},
                {512, false, Tile::kGrouped128x128, 128},
                {512, true, Tile::kGrouped128x128Block, 128}};
@@ -58,8 +61,23 @@ TEST(Sm90GroupedPlan, TileOfEachOrientationAndScaleMode) {
     EXPECT_EQ(pl.a_rows, c.a_rows);
     EXPECT_EQ(pl.b_rows, 128);
     EXPECT_EQ(pl.b_tiles, 3);  // ceil(300 / 128)
-    EXPECT_EQ(pl.swap, sm90::TileConfig<Tile::kGrouped128x64Swap>::kSwap == (c.a_rows == 64));
+    EXPECT_EQ(pl.swap, c.a_rows < 128);
   }
+}
+
+// The 16-token decode tile is masked only: a contiguous batch of the same
+// mean keeps the 64-token tile (one expert of many rows would stream its
+// weights once per 16 of them).
+TEST(Sm90GroupedPlan, DecodeTileIsMaskedOnly) {
+  EXPECT_EQ(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_MASKED, 8, 1, 4096), kH200Sms).tile,
+            Tile::kGrouped128x16Swap);
+  EXPECT_EQ(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_CONTIGUOUS, 8, 8 * 16, 4096), kH200Sms).tile,
+            Tile::kGrouped128x64Swap);
+  using C = sm90::TileConfig<Tile::kGrouped128x16Swap>;
+  static_assert(C::kGrouped && C::kSwap && !C::kBlock && C::kBlockN == sm90::kDecodeMaxM, "the decode tile");
+  EXPECT_GT(C::kStages, sm90::TileConfig<Tile::kGrouped128x64Swap>::kStages) << "a quarter of the token bytes";
+  EXPECT_FALSE(C::kTmaStores) << "its 16-row D sub-tiles are not D's 64-row store boxes";
+  EXPECT_LE(sm90::smem_bytes<Tile::kGrouped128x16Swap>(), sm90::kSmemBytesMax);
 }
 
 // The device's unit count (sum_e ceil(rows_e / a_rows) x b_tiles over the
@@ -82,6 +100,33 @@ TEST(Sm90GroupedPlan, UnitBoundCoversEveryGrouping) {
     EXPECT_EQ(pl.grid, std::min<int64_t>(pl.max_units, kH200Sms));
     EXPECT_TRUE(sm90::grouped_limit_refusal(g, pl).empty());
   }
+}
+
+// A's box: masked swapped tiles load max_m token rows (at most the tile's
+// 64); contiguous and unswapped tiles whole tiles. The stage's transaction
+// bytes are the two boxes.
+TEST(Sm90GroupedPlan, MaskedDecodeLoadsOnlyTheSlabRows) {
+  const struct {
+    fp8kit_grouped_layout layout;
+    int rows;
+    bool block;
+    int a_box_rows;
+  } cases[] = {{FP8KIT_GROUPED_MASKED, 1, false, 1},       {FP8KIT_GROUPED_MASKED, 16, false, 16},
+               {FP8KIT_GROUPED_MASKED, 16, true, 16},      {FP8KIT_GROUPED_MASKED, 37, false, 37},
+               {FP8KIT_GROUPED_MASKED, 64, false, 64},     {FP8KIT_GROUPED_MASKED, 65, false, 128},
+               {FP8KIT_GROUPED_MASKED, 512, true, 128},    {FP8KIT_GROUPED_CONTIGUOUS, 8 * 16, false, 64},
+               {FP8KIT_GROUPED_CONTIGUOUS, 8 * 512, false, 128}};
+  for (const auto& c : cases) {
+    const sm90::GroupedPlan pl = sm90::make_grouped_plan(problem(c.layout, 8, c.rows, 300, c.block), kH200Sms);
+    EXPECT_EQ(pl.a_box_rows, c.a_box_rows) << c.layout << " rows " << c.rows;
+    EXPECT_LE(pl.a_box_rows, pl.a_rows);
+    EXPECT_EQ(pl.stage_tx_bytes, (pl.a_box_rows + pl.b_rows) * sm90::kBlockK);
+  }
+  // Whole boxes are the tile's stage.
+  EXPECT_EQ(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_MASKED, 8, 64, 300), kH200Sms).stage_tx_bytes,
+            sm90::TileConfig<Tile::kGrouped128x64Swap>::kStageBytes);
+  EXPECT_EQ(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_MASKED, 8, 512, 300), kH200Sms).stage_tx_bytes,
+            sm90::TileConfig<Tile::kGrouped128x128>::kStageBytes);
 }
 
 TEST(Sm90GroupedPlan, NoRowsNoLaunch) {

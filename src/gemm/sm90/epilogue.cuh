@@ -112,7 +112,7 @@ __device__ __forceinline__ void store_tile(const KernelArgs& p, const CUtensorMa
     const int d_row0 = Cfg::kSwap ? w.y0 : sub;
     const int d_col0 = (Cfg::kSwap ? sub : w.y0) - w.n_base;
     const int row_end = Cfg::kSwap ? w.y_end : w.x_end;  // <= d_rows
-    const bool tma_rows = d_row0 + Cfg::kOutRows <= row_end || row_end >= p.d_rows;
+    const bool tma_rows = Cfg::kTmaStores && (d_row0 + Cfg::kOutRows <= row_end || row_end >= p.d_rows);
 #pragma unroll
     for (int pass = 0; pass < S::kPasses; ++pass) {
       if (s > 0 || pass > 0) {  // the previous pass's store must have read the staging buffer

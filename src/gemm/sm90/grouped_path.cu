@@ -38,10 +38,11 @@ const Kernel kKernels[kTiles][2][2] = {
     FP8KIT_SM90_GROUPED_ENTRIES(Tile::kGrouped128x128Block, "128x128,block"),
     FP8KIT_SM90_GROUPED_ENTRIES(Tile::kGrouped128x64Swap, "128x64,swap"),
     FP8KIT_SM90_GROUPED_ENTRIES(Tile::kGrouped128x64SwapBlock, "128x64,swap,block"),
+    FP8KIT_SM90_GROUPED_ENTRIES(Tile::kGrouped128x16Swap, "128x16,swap"),
 };
 #undef FP8KIT_SM90_GROUPED_ENTRIES
 constexpr int kFirst = static_cast<int>(Tile::kGrouped128x128);
-static_assert(static_cast<int>(Tile::kGrouped128x64SwapBlock) + 1 - kFirst == kTiles, "one row per grouped tile");
+static_assert(static_cast<int>(Tile::kGrouped128x16Swap) + 1 - kFirst == kTiles, "one row per grouped tile");
 
 std::atomic<uint64_t> g_smem_set[kTiles][2][2];  // sm90::allow_smem's masks
 
@@ -95,7 +96,7 @@ sm90::KernelArgs grouped_args(const GroupedParams& g, const sm90::GroupedPlan& p
   args.d_cols = p.n;
   args.n_tma = sm90::n_tma_of(p);
   args.d_type = p.d_type;
-  args.grouped = sm90::GroupedArgs{g.groups, g.experts, g.rows, masked ? 1 : 0, p.n, pl.b_tiles};
+  args.grouped = sm90::GroupedArgs{g.groups, g.experts, g.rows, masked ? 1 : 0, p.n, pl.b_tiles, pl.stage_tx_bytes};
   return args;
 }
 
@@ -116,7 +117,7 @@ cudaError_t launch(const GroupedParams& g, const DeviceInfo& dev, const LaunchEn
   CUtensorMap map_a{}, map_b{}, map_d{};
   GemmParams d_shape = p;  // D's map: every expert's rows
   d_shape.m = a_rows;
-  if (!sm90::encode(&map_a, p.a, a_rows, p.k, p.lda, pl.a_rows) ||
+  if (!sm90::encode(&map_a, p.a, a_rows, p.k, p.lda, pl.a_box_rows) ||
       !sm90::encode(&map_b, p.b, b_rows, p.k, p.ldb, pl.b_rows) || !sm90::encode_d(&map_d, d_shape))
     return cudaErrorInvalidValue;
   if (cudaError_t e = sm90::allow_smem(reinterpret_cast<const void*>(kern.fn), kern.smem, dev.device,

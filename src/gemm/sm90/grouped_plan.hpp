@@ -19,9 +19,11 @@ namespace fp8kit::sm90 {
 struct GroupedPlan {
   Tile tile;
   bool swap;          // X = B (weights), Y = A (tokens): the decode orientation
-  int a_rows;         // rows of A (tokens) one tile covers: 128, or 64 swapped
+  int a_rows;         // rows of A (tokens) one tile covers: 128, or 64 / 16 swapped
   int b_rows;         // rows of one expert's B (N) one tile covers: 128
   int b_tiles;        // ceil(N / b_rows): the tiles of one expert along N
+  int a_box_rows;     // rows of A one TMA box loads per tile: a_rows, or fewer in masked decode (below)
+  int stage_tx_bytes;  // bytes TMA lands in one stage: the X and Y boxes of one K block
   int64_t max_units;  // bound on the (expert, tile) units: grouped_m_slots(a_rows) x b_tiles
   int grid;           // persistent CTAs: min(max_units, SMs)
 };
@@ -36,6 +38,16 @@ inline bool grouped_swap(const GroupedParams& g) {
   return rows_per_expert <= kSwapMaxM;
 }
 
+// Masked decode of at most 16 tokens per expert (the slab's max_m), vector
+// scales: the 16-token swapped tile. Its one A tile per expert keeps each
+// expert's weights streamed once; contiguous batches keep the 64-token tile
+// (a skewed expert of many rows would stream its weights once per 16).
+// Block scales keep the 64-token block tile.
+constexpr int kDecodeMaxM = 16;
+inline bool grouped_decode16(const GroupedParams& g) {
+  return g.layout == FP8KIT_GROUPED_MASKED && g.rows <= kDecodeMaxM && g.dense.a_scale_mode != FP8KIT_SCALE_BLOCK;
+}
+
 template <Tile T>
 constexpr GroupedPlan grouped_shape() {
   using Cfg = TileConfig<T>;
@@ -48,14 +60,31 @@ constexpr GroupedPlan grouped_shape() {
   return pl;
 }
 
+// Rows of A one box loads. A masked slab holds max_m rows and a swapped
+// tile's 64 token rows start at its expert's slab (one A tile per expert),
+// so rows past max_m are the next experts' tokens, which feed only output
+// columns that are not stored. Masked decode (max_m 16) then streams 16 x
+// 128 B of tokens per K block beside 128 x 128 B of weights instead of
+// 64 x 128 B: a third less traffic into each SM. The tile rows the box
+// leaves unwritten hold stale stage data; they too feed only unstored
+// columns. Contiguous and unswapped tiles load whole tiles.
+inline int grouped_a_box_rows(const GroupedParams& g, const GroupedPlan& pl) {
+  if (!pl.swap || g.layout != FP8KIT_GROUPED_MASKED || g.rows <= 0) return pl.a_rows;
+  return std::min(pl.a_rows, g.rows);
+}
+
 inline GroupedPlan make_grouped_plan(const GroupedParams& g, int sm_count) {
   const bool block = g.dense.a_scale_mode == FP8KIT_SCALE_BLOCK;
   GroupedPlan pl;
-  if (grouped_swap(g))
+  if (grouped_decode16(g))
+    pl = grouped_shape<Tile::kGrouped128x16Swap>();
+  else if (grouped_swap(g))
     pl = block ? grouped_shape<Tile::kGrouped128x64SwapBlock>() : grouped_shape<Tile::kGrouped128x64Swap>();
   else
     pl = block ? grouped_shape<Tile::kGrouped128x128Block>() : grouped_shape<Tile::kGrouped128x128>();
   pl.b_tiles = static_cast<int>(ceil_div(g.dense.n, pl.b_rows));
+  pl.a_box_rows = grouped_a_box_rows(g, pl);
+  pl.stage_tx_bytes = (pl.a_box_rows + pl.b_rows) * kBlockK;  // FP8: one byte per element
   // No rows at all (T = 0, max_m = 0): no unit, no launch (A's map would be empty).
   pl.max_units = g.rows == 0 ? 0 : grouped_m_slots(g, pl.a_rows) * pl.b_tiles;
   pl.grid = static_cast<int>(std::min<int64_t>(pl.max_units, sm_count));

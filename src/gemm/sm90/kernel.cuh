@@ -89,6 +89,13 @@ __global__ void __launch_bounds__(kThreads, 1)
       smem_raw + ((kSwizzleAtomBytes - raw % kSwizzleAtomBytes) % kSwizzleAtomBytes));
 
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
+  // Grouped tiles: the operand maps' descriptors are fetched while the CTA
+  // builds its unit table, not after it, in front of the first TMA load.
+  if constexpr (Cfg::kGrouped)
+    if (threadIdx.x == kWarpgroupThreads) {
+      ptx::prefetch_tensormap(&tmap_x);
+      ptx::prefetch_tensormap(&tmap_y);
+    }
   if (threadIdx.x == 0) {
     for (int s = 0; s < Cfg::kStages; ++s) {
       // The producer's arrive (+ TMA bytes), and in block tiles the scale warp's.

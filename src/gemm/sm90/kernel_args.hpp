@@ -42,6 +42,7 @@ struct GroupedArgs {
   int masked;             // layout: 0 contiguous, 1 masked
   int n;                  // B rows of one expert (N)
   int b_tiles;            // tiles of one expert's N along the B side
+  int stage_tx_bytes;     // bytes the X and Y boxes land in one stage (A's box may be short: grouped_plan.hpp)
 };
 
 struct KernelArgs {

@@ -41,10 +41,13 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
                                     &smem.full[stage]);
   };
   // The transaction count is the full box even where TMA zero-fills
-  // out-of-bounds rows or the K tail.
+  // out-of-bounds rows or the K tail. Grouped tiles: the host's count, since
+  // masked decode loads a box of fewer token rows than the tile has.
+  uint32_t stage_bytes = static_cast<uint32_t>(Cfg::kStageBytes);
+  if constexpr (Cfg::kGrouped) stage_bytes = static_cast<uint32_t>(p.grouped.stage_tx_bytes);
   auto expect_stage = [&](int stage) {
     cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
-                                         &smem.full[stage], static_cast<uint32_t>(Cfg::kStageBytes));
+                                         &smem.full[stage], stage_bytes);
   };
   // K blocks of the first unit whose stage is already filled (the stages
   // start empty, so they need no wait on `empty`).

@@ -23,6 +23,7 @@ namespace fp8kit::sm90::ptx {
 // writes them). Then the X and Y descriptors (%R, %R+1) and scale-d (%R+2).
 #define FP8KIT_PP_1_9(M, t) M(t##1) M(t##2) M(t##3) M(t##4) M(t##5) M(t##6) M(t##7) M(t##8) M(t##9)
 #define FP8KIT_PP_0_9(M, t) M(t##0) FP8KIT_PP_1_9(M, t)
+#define FP8KIT_PP_1_7(M) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
 #define FP8KIT_PP_1_29(M) FP8KIT_PP_1_9(M, ) FP8KIT_PP_0_9(M, 1) FP8KIT_PP_0_9(M, 2)
 #define FP8KIT_PP_1_31(M) FP8KIT_PP_1_29(M) M(30) M(31)
 #define FP8KIT_PP_1_63(M) \
@@ -33,6 +34,8 @@ namespace fp8kit::sm90::ptx {
 #define FP8KIT_WGMMA_REG(i) ", %" #i
 #define FP8KIT_WGMMA_ACC(i) , "+f"(d[i])
 // Per wgmma N: the sequence 1 .. R-1 and the operand numbers after it.
+#define FP8KIT_WGMMA_SEQ_16 FP8KIT_PP_1_7
+#define FP8KIT_WGMMA_TAIL_16 "%8, %9", "%10"
 #define FP8KIT_WGMMA_SEQ_64 FP8KIT_PP_1_31
 #define FP8KIT_WGMMA_TAIL_64 "%32, %33", "%34"
 #define FP8KIT_WGMMA_SEQ_128 FP8KIT_PP_1_63
@@ -60,8 +63,10 @@ template <int N, fp8kit_dtype TX, fp8kit_dtype TY>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t dx, uint64_t dy, uint32_t scale_d) {
   constexpr bool kX4 = (TX == FP8KIT_DTYPE_E4M3);
   constexpr bool kY4 = (TY == FP8KIT_DTYPE_E4M3);
-  static_assert(N == 64 || N == 128 || N == 192, "wgmma N of a tile configuration");
-  if constexpr (N == 64) {
+  static_assert(N == 16 || N == 64 || N == 128 || N == 192, "wgmma N of a tile configuration");
+  if constexpr (N == 16) {
+    FP8KIT_WGMMA_SELECT(16)
+  } else if constexpr (N == 64) {
     FP8KIT_WGMMA_SELECT(64)
   } else if constexpr (N == 128) {
     FP8KIT_WGMMA_SELECT(128)
@@ -79,12 +84,15 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t dx, uint64_t d
 #undef FP8KIT_WGMMA_SEQ_128
 #undef FP8KIT_WGMMA_TAIL_64
 #undef FP8KIT_WGMMA_SEQ_64
+#undef FP8KIT_WGMMA_TAIL_16
+#undef FP8KIT_WGMMA_SEQ_16
 #undef FP8KIT_WGMMA_ACC
 #undef FP8KIT_WGMMA_REG
 #undef FP8KIT_PP_1_95
 #undef FP8KIT_PP_1_63
 #undef FP8KIT_PP_1_31
 #undef FP8KIT_PP_1_29
+#undef FP8KIT_PP_1_7
 #undef FP8KIT_PP_0_9
 #undef FP8KIT_PP_1_9
 

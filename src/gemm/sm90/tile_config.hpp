@@ -43,6 +43,10 @@ constexpr int kMaxColFactorsPerThread = 2;  // ceil(largest BN / 128)
 //                                    (expert, tile) units of a grouped launch
 //                                    (tile_scheduler.cuh); their shared memory
 //                                    also holds the experts' unit table
+//   kGrouped128x16Swap:              grouped only: masked decode of at most 16
+//                                    tokens per expert (wgmma N = 16: a quarter
+//                                    of the 64-token tile's tensor work and
+//                                    token bytes, 11 stages instead of 8)
 // The 256 x 128 tiles read 48 KB of X and Y per 8.4 MFLOP against the
 // 128 x 128 tiles' 32 KB per 4.2 MFLOP: a quarter less L2 traffic per FLOP,
 // for a coarser grid (the host picks them only where the waves come out even).
@@ -59,9 +63,10 @@ enum class Tile {
   kGrouped128x128Block,
   kGrouped128x64Swap,
   kGrouped128x64SwapBlock,
+  kGrouped128x16Swap,
 };
 constexpr int kTileCount = 8;         // the dense tiles (the first eight)
-constexpr int kGroupedTileCount = 4;  // the grouped ones after them
+constexpr int kGroupedTileCount = 5;  // the grouped ones after them
 // Grouped launches: experts one CTA's unit table holds (2 ints each: 8 KiB
 // at 1024, which costs the 128 x 128 tile its sixth stage; the other tiles
 // had the room). The host refuses more experts (grouped_path.cu).
@@ -71,7 +76,8 @@ template <Tile T>
 struct TileConfig {
   static constexpr bool kGrouped = static_cast<int>(T) >= kTileCount;
   static constexpr bool kSwap = (T == Tile::k128x64Swap || T == Tile::k128x64SwapBlock ||
-                                 T == Tile::kGrouped128x64Swap || T == Tile::kGrouped128x64SwapBlock);
+                                 T == Tile::kGrouped128x64Swap || T == Tile::kGrouped128x64SwapBlock ||
+                                 T == Tile::kGrouped128x16Swap);
   static constexpr bool kBlock = (T == Tile::k128x128Block || T == Tile::k128x64SwapBlock || T == Tile::k256x128Block ||
                                   T == Tile::k128x192Block || T == Tile::kGrouped128x128Block ||
                                   T == Tile::kGrouped128x64SwapBlock);
@@ -84,7 +90,8 @@ struct TileConfig {
   // the consumers' 232 registers (two wgmma accumulators and the master at
   // 128 x 128; one accumulator and two masters at 256 x 128; one
   // accumulator and the master, 2 x 96, at 128 x 192).
-  static constexpr int kBlockN = kSwap ? 64 : kWideN ? kWideBlockN : 128;
+  // Swapped: the tokens, 64, or 16 in the masked decode tile.
+  static constexpr int kBlockN = T == Tile::kGrouped128x16Swap ? 16 : kSwap ? 64 : kWideN ? kWideBlockN : 128;
   // Which side carries what (the kernel-argument struct is in X / Y terms;
   // these are the facts of the orientation the device code still needs).
   // B is the weight: it does not depend on the kernel before (see the
@@ -107,6 +114,9 @@ struct TileConfig {
   // Kernel columns whose scale and bias each consumer thread loads when a
   // unit starts (one per thread up to BN = 128; two at 128 x 192).
   static constexpr int kColFactorsPerThread = (kBlockN + kWarpgroupThreads - 1) / kWarpgroupThreads;
+  // D's tensor map stores boxes of kOutBoxRows rows; a tile of fewer D rows
+  // per sub-tile (the 16-token decode tile) stores by plain stores only.
+  static constexpr bool kTmaStores = kOutRows == kOutBoxRows;
   static constexpr int kGroupTableBytes = kGrouped ? 2 * kMaxGroupedExperts * static_cast<int>(sizeof(int)) : 0;
   static constexpr int kFixedBytes = kConsumers * kStagingBytes + kSmemReserve + kGroupTableBytes;
   // Block tiles: each stage also carries its K block's scales (a scale slot:
