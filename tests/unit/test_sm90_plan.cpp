@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "gemm/sm90/plan.hpp"
 #include "gemm/sm90/shared_storage.hpp"
@@ -49,8 +50,20 @@ void expect_consistent(const Plan& p, int m, int n, int k, bool block, int sms, 
   EXPECT_GE(int64_t{p.kb_per_split} * p.splits, p.k_blocks);
   EXPECT_LT(int64_t{p.kb_per_split} * (p.splits - 1), p.k_blocks);
   const int64_t tiles = int64_t{p.tiles_x} * p.tiles_y;
-  EXPECT_EQ(p.num_units, tiles * p.splits);
-  EXPECT_EQ(p.grid, std::min<int64_t>(p.num_units, sms));
+  if (p.cluster == 1) {
+    EXPECT_EQ(p.num_units, tiles * p.splits);
+    EXPECT_EQ(p.grid, std::min<int64_t>(p.num_units, sms));
+  } else {  // 2-CTA clusters: pairs of tiles, whole clusters, only with >= 2 waves of tiles
+    ASSERT_EQ(p.cluster, 2);
+    EXPECT_FALSE(p.swap);
+    EXPECT_EQ(p.splits, 1);
+    EXPECT_GE(sm90::waves_of(tiles, sms), 2);
+    EXPECT_EQ(p.num_units, sm90::cluster_pairs(p, p.share_x));
+    EXPECT_EQ(p.grid % 2, 0);
+    EXPECT_LE(p.grid, sms);
+    EXPECT_EQ(p.grid, 2 * std::min<int64_t>(p.num_units, sms / 2));
+    EXPECT_LE(sm90::waves_of(p.num_units, sms / 2), sm90::waves_of(tiles, sms));
+  }
   // Workspace: none without a split; a split's fits what the caller has.
   if (p.splits == 1) {
     EXPECT_EQ(p.workspace_bytes(), 0u);
@@ -179,6 +192,89 @@ TEST(Sm90Plan, FittedChoicesOnTheH200) {
     EXPECT_EQ(static_cast<int>(p.tile), static_cast<int>(pin.tile));
     EXPECT_EQ(p.splits, pin.splits);
   }
+}
+
+// ---- 2-CTA clusters (plan.hpp: cluster_plan; tile_scheduler.cuh: pair_unit) ----
+
+// The device's pair mapping (tile_scheduler.cuh: raster, pair_unit), replayed
+// on the host: tile (tx, ty) of pair q for cluster rank r, and whether it is a pad.
+struct PairTile {
+  int tx, ty;
+  bool pad;
+};
+PairTile pair_tile(const Plan& p, int q, int rank) {
+  const bool along_y = p.share_x;
+  const int pairs_x = along_y ? p.tiles_x : (p.tiles_x + 1) / 2;
+  const int pairs_y = along_y ? (p.tiles_y + 1) / 2 : p.tiles_y;
+  const int group_x = along_y ? p.group_x : std::max(1, p.group_x / 2);
+  const int per_group = group_x * pairs_y;
+  const int group = q / per_group;
+  const int first_x = group * group_x;
+  const int gx = std::min(pairs_x - first_x, group_x);
+  const int local = q - group * per_group;
+  const int px = first_x + local % gx, py = local / gx;
+  const int paired = 2 * (along_y ? py : px) + rank;
+  const bool pad = paired >= (along_y ? p.tiles_y : p.tiles_x);
+  const int own = pad ? paired - rank : paired;
+  return {along_y ? px : own, along_y ? own : py, pad};
+}
+
+TEST(Sm90Plan, ClusterPairsCoverEveryTileOnce) {
+  const int shapes[][2] = {{512, 28672}, {4095, 4097}, {333, 300}, {100, 1000}, {1000, 2104}, {8192, 8192}, {128, 128}};
+  for (const auto& s : shapes)
+    for (auto force : {sm90::ClusterForce::kShareX, sm90::ClusterForce::kShareY})
+      for (bool block : {false, true}) {
+        const Plan p = sm90::make_plan(s[0], s[1], 1024, block, kH200Sms, 0, force);
+        SCOPED_TRACE(label(s[0], s[1], 1024, block, kH200Sms, 0) + (p.share_x ? " share x" : " share y"));
+        ASSERT_EQ(p.cluster, 2);
+        EXPECT_EQ(p.share_x, force == sm90::ClusterForce::kShareX);
+        std::vector<int> seen(static_cast<size_t>(p.tiles_x) * p.tiles_y, 0);
+        for (int q = 0; q < p.num_units; ++q) {
+          const PairTile t0 = pair_tile(p, q, 0), t1 = pair_tile(p, q, 1);
+          EXPECT_FALSE(t0.pad);
+          ASSERT_LT(t0.tx, p.tiles_x);
+          ASSERT_LT(t0.ty, p.tiles_y);
+          ASSERT_LT(t1.tx, p.tiles_x);
+          ASSERT_LT(t1.ty, p.tiles_y);
+          // The pair shares the tile of its shared side: the multicast halves make one tile.
+          EXPECT_EQ(p.share_x ? t0.tx : t0.ty, p.share_x ? t1.tx : t1.ty);
+          if (t1.pad) EXPECT_TRUE(t1.tx == t0.tx && t1.ty == t0.ty);  // repeats the first, stores nothing
+          ++seen[static_cast<size_t>(t0.ty) * p.tiles_x + t0.tx];
+          if (!t1.pad) ++seen[static_cast<size_t>(t1.ty) * p.tiles_x + t1.tx];
+        }
+        for (int v : seen) EXPECT_EQ(v, 1);
+      }
+}
+
+TEST(Sm90Plan, ClustersWhereLegalAndWorthIt) {
+  // Legal: normal tiles without split-K; forced on or off by the override.
+  const Plan decode = sm90::make_plan(16, 8192, 4096, false, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOn);
+  EXPECT_EQ(decode.cluster, 1);
+  const Plan split = sm90::make_plan(200, 300, 4224, false, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOn);
+  EXPECT_GT(split.splits, 1);
+  EXPECT_EQ(split.cluster, 1);
+  const Plan forced = sm90::make_plan(200, 300, 528, false, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOn);
+  EXPECT_EQ(forced.cluster, 2);  // one wave: only forced
+  EXPECT_EQ(sm90::make_plan(200, 300, 528, false, kH200Sms, kAnyWorkspace).cluster, 1);
+  EXPECT_EQ(sm90::make_plan(8192, 8192, 8192, false, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOff).cluster, 1);
+  // The plan's own choice: two waves or more of normal tiles.
+  const Plan big = sm90::make_plan(8192, 8192, 8192, false, kH200Sms, kAnyWorkspace);
+  EXPECT_EQ(big.cluster, 2);
+  EXPECT_FALSE(big.share_x);  // 64 x 64 tiles: pairs along X, no pad
+  EXPECT_EQ(big.grid, kH200Sms);
+  const Plan one_wave = sm90::make_plan(512, 4096, 4096, false, kH200Sms, kAnyWorkspace);  // 128 tiles
+  EXPECT_EQ(one_wave.cluster, 1);
+  // Sides: the 256 x 128 tile shares its larger X tile; tiles_x = 1 pairs along Y.
+  const Plan wide = sm90::make_plan(2048, 32768, 512, false, kH200Sms, kAnyWorkspace);
+  ASSERT_EQ(wide.tile, Tile::k256x128);
+  EXPECT_EQ(wide.cluster, 2);
+  EXPECT_TRUE(wide.share_x);
+  const Plan narrow = sm90::make_plan(100, 1000, 272, false, kH200Sms, 0, sm90::ClusterForce::kOn);
+  EXPECT_EQ(narrow.tiles_x, 1);
+  EXPECT_TRUE(narrow.share_x);
+  // An odd SM count keeps whole clusters.
+  const Plan odd = sm90::make_plan(8192, 8192, 8192, false, 131, kAnyWorkspace);
+  EXPECT_EQ(odd.grid % 2, 0);
 }
 
 template <Tile T>
