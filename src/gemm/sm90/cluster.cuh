@@ -30,18 +30,23 @@ namespace fp8kit::sm90 {
 
 constexpr uint16_t kClusterMask = 0b11;  // multicast to both CTAs of a 2-CTA cluster
 
-__device__ __forceinline__ bool in_cluster(const KernelArgs& p) { return p.cluster.size > 1; }
+template <Tile T>
+__device__ __forceinline__ bool in_cluster(const KernelArgs& p) {
+  return TileConfig<T>::kClusters && p.cluster.size > 1;
+}
 
 // Consumer arrivals on one stage's `empty` barrier: `local` from this CTA's
 // consumers, plus one per consumer warp of the peer in a cluster.
+template <Tile T>
 __device__ __forceinline__ uint32_t empty_arrivals(const KernelArgs& p, uint32_t local) {
-  return local + (in_cluster(p) ? kConsumerWarps : 0u);
+  return local + (in_cluster<T>(p) ? kConsumerWarps : 0u);
 }
 
 // Every thread of the CTA, once the barriers are initialised: in a cluster,
 // also the peer's (its TMA and arrivals may target this CTA's barriers next).
+template <Tile T>
 __device__ __forceinline__ void sync_after_init(const KernelArgs& p) {
-  if (in_cluster(p)) {
+  if (in_cluster<T>(p)) {
     cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_release);
     cuda::ptx::barrier_cluster_wait();
   } else {

@@ -66,12 +66,12 @@ __device__ __forceinline__ void consume(const KernelArgs& p, const CUtensorMap* 
   bool store_pending = false;  // a TMA store from the staging buffer may still be reading it
   ptx::griddep_wait();  // scales, bias, D and the split-K workspace belong to the stream's order
   const int units = unit_count<T>(p, smem);
-  for (int u = first_unit(p); u < units; u = next_unit(p, u)) {
+  for (int u = first_unit<T>(p); u < units; u = next_unit<T>(p, u)) {
     const Unit w = unit_of<T>(p, u, smem);
     const ColFactor cf = load_col_factor<T>(p, w, thread);
     RowFactors<T> rf;
     rf.load(p, w, Fragment(sub_row0<T>(w, consumer, 0), w.y0, thread).row0);
-    mma_unit<T, TX, TY>(w, smem, ps, in_cluster(p), consumer, thread, acc0, acc1, master);
+    mma_unit<T, TX, TY>(w, smem, ps, in_cluster<T>(p), consumer, thread, acc0, acc1, master);
     if (!w.pad) epilogue<T>(p, tmap_d, w, u, consumer, thread, master, rf, cf, smem, store_pending);
   }
   // Shared memory must outlive the stores that read it.
@@ -98,12 +98,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       // One arrive per consumer warp; in block tiles, per consumer thread
       // (and the peer's warps in a cluster: cluster.cuh).
       cuda::ptx::mbarrier_init(&smem.empty[s],
-                               empty_arrivals(p, Cfg::kBlock ? kConsumers * kWarpgroupThreads : kConsumerWarps));
+                               empty_arrivals<T>(p, Cfg::kBlock ? kConsumers * kWarpgroupThreads : kConsumerWarps));
     }
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
   build_group_table<T>(p, smem);  // grouped tiles only
-  sync_after_init(p);
+  sync_after_init<T>(p);
   // Programmatic dependent launch: the next kernel of the stream may start
   // its CTAs on idle SMs now; it waits (griddepcontrol.wait) for this whole
   // grid before it reads anything this one writes.

@@ -32,8 +32,8 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
   ptx::prefetch_tensormap(tmap_x);
   ptx::prefetch_tensormap(tmap_y);
   // In a 2-CTA cluster the shared side goes out as this CTA's multicast half (cluster.cuh).
-  const bool mcast_x = in_cluster(p) && p.cluster.share_x;
-  const bool mcast_y = in_cluster(p) && !p.cluster.share_x;
+  const bool mcast_x = in_cluster<T>(p) && p.cluster.share_x;
+  const bool mcast_y = in_cluster<T>(p) && !p.cluster.share_x;
   auto load_x = [&](int stage, const Unit& w, int kb) {
     if (mcast_x) return multicast_half<Cfg::kBlockM>(tmap_x, smem.x[stage], kb, w.x0, &smem.full[stage]);
     const int32_t c[2] = {kb * kBlockK, w.x0};
@@ -56,8 +56,8 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
   // start empty, so they need no wait on `empty`).
   int ahead = 0;
   const int units = unit_count<T>(p, smem);
-  if (p.weights_first && first_unit(p) < units) {
-    const Unit w = unit_of<T>(p, first_unit(p), smem);
+  if (p.weights_first && first_unit<T>(p) < units) {
+    const Unit w = unit_of<T>(p, first_unit<T>(p), smem);
     ahead = min(Cfg::kStages, w.kb_end - w.kb_begin);
     for (int i = 0; i < ahead; ++i) {
       expect_stage(i);
@@ -71,7 +71,7 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
     }
   }
   PipelineState<Cfg::kStages> ps;
-  for (int u = first_unit(p); u < units; u = next_unit(p, u)) {
+  for (int u = first_unit<T>(p); u < units; u = next_unit<T>(p, u)) {
     const Unit w = unit_of<T>(p, u, smem);
     for (int kb = w.kb_begin; kb < w.kb_end; ++kb, ps.advance()) {
       if (ahead > 0) {
@@ -86,7 +86,7 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
   }
   // Cluster teardown (cluster.cuh): every stage's last release, the peer's
   // remote arrivals included, has landed before this CTA may exit.
-  if (in_cluster(p))
+  if (in_cluster<T>(p))
     for (int i = 0; i < Cfg::kStages; ++i, ps.advance()) ptx::wait_barrier(&smem.empty[ps.stage], ps.phase ^ 1u);
 }
 

@@ -64,6 +64,9 @@ struct TileConfig {
   static constexpr bool kBlock = (T == Tile::k128x128Block || T == Tile::k128x64SwapBlock || T == Tile::k256x128Block ||
                                   T == Tile::kGrouped128x128Block || T == Tile::kGrouped128x64SwapBlock);
   static constexpr bool kWideTile = (T == Tile::k256x128 || T == Tile::k256x128Block);
+  // 2-CTA clusters with multicast (cluster.cuh): the dense normal tiles only;
+  // the others compile no cluster code.
+  static constexpr bool kClusters = !kSwap && !kGrouped;
   static constexpr int kBlockM = kWideTile ? 256 : 128;
   // m64 sub-tiles per consumer warpgroup: 1, or 2 in the 256 x 128 tiles.
   static constexpr int kSubTiles = kBlockM / (kConsumers * kWgmmaM);

@@ -196,12 +196,21 @@ __device__ __forceinline__ Unit grouped_unit(const KernelArgs& p, int u, const S
   return w;
 }
 
+// 2-CTA clusters (kernel_args.hpp) in this tile: 1, else 0 (a shift of the grid).
+template <Tile T>
+__device__ __forceinline__ int cluster_shift(const KernelArgs& p) {
+  return TileConfig<T>::kClusters && p.cluster.size > 1 ? 1 : 0;
+}
+
 // Work unit u of the CTA's launch, and how many there are.
 template <Tile T>
 __device__ __forceinline__ Unit unit_of(const KernelArgs& p, int u, const SharedStorage<T>& smem) {
-  if constexpr (TileConfig<T>::kGrouped) return grouped_unit<T>(p, u, smem);
-  else if (p.cluster.size > 1) return pair_unit<T>(p, u, static_cast<int>(cuda::ptx::get_sreg_cluster_ctarank()));
-  else return dense_unit<T>(p, u);
+  if constexpr (TileConfig<T>::kGrouped) {
+    return grouped_unit<T>(p, u, smem);
+  } else {
+    if (cluster_shift<T>(p)) return pair_unit<T>(p, u, static_cast<int>(cuda::ptx::get_sreg_cluster_ctarank()));
+    return dense_unit<T>(p, u);
+  }
 }
 template <Tile T>
 __device__ __forceinline__ int unit_count(const KernelArgs& p, const SharedStorage<T>& smem) {
@@ -209,11 +218,12 @@ __device__ __forceinline__ int unit_count(const KernelArgs& p, const SharedStora
   else return p.num_units;
 }
 
-// The CTA's units in order: for (int u = first_unit(p); u < unit_count<T>(p, smem); u = next_unit(p, u)).
+// The CTA's units in order: for (int u = first_unit<T>(p); u < unit_count<T>(p, smem); u = next_unit<T>(p, u)).
 // In 2-CTA clusters both CTAs of cluster blockIdx.x / 2 walk the same pair units.
-__device__ __forceinline__ int cluster_shift(const KernelArgs& p) { return p.cluster.size > 1 ? 1 : 0; }
-__device__ __forceinline__ int first_unit(const KernelArgs& p) { return blockIdx.x >> cluster_shift(p); }
-__device__ __forceinline__ int next_unit(const KernelArgs& p, int u) { return u + (gridDim.x >> cluster_shift(p)); }
+template <Tile T>
+__device__ __forceinline__ int first_unit(const KernelArgs& p) { return blockIdx.x >> cluster_shift<T>(p); }
+template <Tile T>
+__device__ __forceinline__ int next_unit(const KernelArgs& p, int u) { return u + (gridDim.x >> cluster_shift<T>(p)); }
 
 // Position in the ring of kStages stages; the phase flips at each wrap.
 template <int kStages>
