@@ -70,11 +70,21 @@ __device__ __forceinline__ void multicast_half(const CUtensorMap* map, uint8_t* 
                                   c, full, mask);
 }
 
-// One arrival on the peer CTA's copy of `bar` (same offset in its shared memory).
+// One arrival on the peer CTA's copy of `bar` (same offset in its shared
+// memory), with the arrive's default release at CTA scope, as CUTLASS's
+// ClusterBarrier does: it orders this warp's finished wgmma reads of its own
+// stage, which is all the peer's refill needs. cuda::ptx's
+// release.cluster form compiles to MEMBAR.ALL.GPU before every arrive, on
+// the consumers' path once per K block: it made the clustered kernel up to
+// 2.2x slower (docs/perf.md, v13-mcast).
 __device__ __forceinline__ void arrive_peer(uint64_t* bar) {
-  const unsigned peer = cuda::ptx::get_sreg_cluster_ctarank() ^ 1u;
-  auto* remote = static_cast<uint64_t*>(__cluster_map_shared_rank(bar, peer));
-  cuda::ptx::mbarrier_arrive(cuda::ptx::sem_release, cuda::ptx::scope_cluster, cuda::ptx::space_cluster, remote);
+  const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(bar));
+  const uint32_t peer = cuda::ptx::get_sreg_cluster_ctarank() ^ 1u;
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(local),
+      "r"(peer)
+      : "memory");
 }
 
 }  // namespace fp8kit::sm90
