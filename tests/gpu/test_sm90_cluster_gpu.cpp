@@ -1,9 +1,10 @@
 // GPU correctness of the Hopper kernel's 2-CTA clusters with TMA multicast
 // (src/gemm/sm90/cluster.cuh), forced on where legal through the path's
 // development override FP8KIT_SM90_CLUSTER (2x: X shared, 2y: Y shared):
-// every scale mode, odd tile counts (pad units), tiles_x = 1, ragged and
-// padded M / N / K, the 128 x 128 and 256 x 128 tiles, with and without
-// programmatic launch (the producer's weights-first order). Fresh random
+// the 256 x 128 block tile with odd tile counts (pad units), tiles_x = 1,
+// ragged and padded M / N / K, with and without programmatic launch (the
+// producer's weights-first order); every other scale mode with the
+// override set, which must leave their plans alone. Fresh random
 // inputs, poisoned outputs, float64 reference (reference/gemm_check.hpp).
 // Skipped where no GPU is present, or where sm90_wgmma cannot run.
 #include <gtest/gtest.h>
@@ -30,14 +31,17 @@ struct Shape {
   int64_t lda_pad, ldd_pad;
   const char* why;
 };
-// On a 132-SM H200 (128 x 128 tiles unless noted).
+// On a 132-SM H200 the block mode takes the 256 x 128 block tile (the one
+// compiled with clusters: tile_config.hpp) on all of these; the other modes
+// take tiles without cluster code, where the override must change nothing.
+// Tiles below are 256 x 128 ones.
 const Shape kShapes[] = {
-    {100, 1000, 272, 0, 0, "tiles_x1"},         // 1 x 8 tiles: only pairs along Y
-    {333, 300, 528, 0, 0, "odd3x3"},            // 3 x 3: a pad unit per pair row either way
-    {1000, 2104, 272, 0, 0, "wide4x17"},        // the 256 x 128 tile, 4 x 17
-    {129, 257, 144, 48, 7, "ragged_padded"},    // 2 x 3, ragged K, padded A and D
-    {640, 1000, 1040, 0, 0, "tiles5x8"},        // ragged K over 9 K blocks
-    {2304, 2200, 400, 0, 0, "two_waves"},       // 18 x 18 = 324 tiles: the plan's own clusters
+    {200, 8500, 272, 0, 0, "tiles_x1"},         // 1 x 67: pairs along Y with a pad, or only pads along X
+    {700, 2884, 528, 0, 0, "odd3x23"},          // odd both ways: a pad either way
+    {1000, 2104, 272, 0, 0, "wide4x17"},        // 4 x 17, ragged K
+    {513, 4000, 144, 48, 7, "ragged_padded"},   // 3 x 32, one row in the last tile row, padded A and D
+    {1280, 3328, 1040, 0, 0, "tiles5x26"},      // ragged K over 9 K blocks
+    {2048, 6144, 400, 0, 0, "two_waves"},       // 8 x 48: the plan's own clusters
 };
 constexpr int kShapeCount = sizeof(kShapes) / sizeof(kShapes[0]);
 

@@ -222,58 +222,58 @@ PairTile pair_tile(const Plan& p, int q, int rank) {
 TEST(Sm90Plan, ClusterPairsCoverEveryTileOnce) {
   const int shapes[][2] = {{512, 28672}, {4095, 4097}, {333, 300}, {100, 1000}, {1000, 2104}, {8192, 8192}, {128, 128}};
   for (const auto& s : shapes)
-    for (auto force : {sm90::ClusterForce::kShareX, sm90::ClusterForce::kShareY})
-      for (bool block : {false, true}) {
-        const Plan p = sm90::make_plan(s[0], s[1], 1024, block, kH200Sms, 0, force);
-        SCOPED_TRACE(label(s[0], s[1], 1024, block, kH200Sms, 0) + (p.share_x ? " share x" : " share y"));
-        ASSERT_EQ(p.cluster, 2);
-        EXPECT_EQ(p.share_x, force == sm90::ClusterForce::kShareX);
-        std::vector<int> seen(static_cast<size_t>(p.tiles_x) * p.tiles_y, 0);
-        for (int q = 0; q < p.num_units; ++q) {
-          const PairTile t0 = pair_tile(p, q, 0), t1 = pair_tile(p, q, 1);
-          EXPECT_FALSE(t0.pad);
-          ASSERT_LT(t0.tx, p.tiles_x);
-          ASSERT_LT(t0.ty, p.tiles_y);
-          ASSERT_LT(t1.tx, p.tiles_x);
-          ASSERT_LT(t1.ty, p.tiles_y);
-          // The pair shares the tile of its shared side: the multicast halves make one tile.
-          EXPECT_EQ(p.share_x ? t0.tx : t0.ty, p.share_x ? t1.tx : t1.ty);
-          if (t1.pad) EXPECT_TRUE(t1.tx == t0.tx && t1.ty == t0.ty);  // repeats the first, stores nothing
-          ++seen[static_cast<size_t>(t0.ty) * p.tiles_x + t0.tx];
-          if (!t1.pad) ++seen[static_cast<size_t>(t1.ty) * p.tiles_x + t1.tx];
-        }
-        for (int v : seen) EXPECT_EQ(v, 1);
+    for (auto force : {sm90::ClusterForce::kShareX, sm90::ClusterForce::kShareY}) {
+      const Plan one = sm90::plan_for(Tile::k256x128Block, 1, s[0], s[1], 1024, kH200Sms, 0);
+      const Plan p = sm90::cluster_plan(one, kH200Sms, force);
+      SCOPED_TRACE(label(s[0], s[1], 1024, true, kH200Sms, 0) + (p.share_x ? " share x" : " share y"));
+      ASSERT_EQ(p.cluster, 2);
+      EXPECT_EQ(p.share_x, force == sm90::ClusterForce::kShareX);
+      std::vector<int> seen(static_cast<size_t>(p.tiles_x) * p.tiles_y, 0);
+      for (int q = 0; q < p.num_units; ++q) {
+        const PairTile t0 = pair_tile(p, q, 0), t1 = pair_tile(p, q, 1);
+        EXPECT_FALSE(t0.pad);
+        ASSERT_LT(t0.tx, p.tiles_x);
+        ASSERT_LT(t0.ty, p.tiles_y);
+        ASSERT_LT(t1.tx, p.tiles_x);
+        ASSERT_LT(t1.ty, p.tiles_y);
+        // The pair shares the tile of its shared side: the multicast halves make one tile.
+        EXPECT_EQ(p.share_x ? t0.tx : t0.ty, p.share_x ? t1.tx : t1.ty);
+        if (t1.pad) EXPECT_TRUE(t1.tx == t0.tx && t1.ty == t0.ty);  // repeats the first, stores nothing
+        ++seen[static_cast<size_t>(t0.ty) * p.tiles_x + t0.tx];
+        if (!t1.pad) ++seen[static_cast<size_t>(t1.ty) * p.tiles_x + t1.tx];
       }
+      for (int v : seen) EXPECT_EQ(v, 1);
+    }
 }
 
 TEST(Sm90Plan, ClustersWhereLegalAndWorthIt) {
-  // Legal: normal tiles without split-K; forced on or off by the override.
-  const Plan decode = sm90::make_plan(16, 8192, 4096, false, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOn);
-  EXPECT_EQ(decode.cluster, 1);
-  const Plan split = sm90::make_plan(200, 300, 4224, false, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOn);
-  EXPECT_GT(split.splits, 1);
-  EXPECT_EQ(split.cluster, 1);
-  const Plan forced = sm90::make_plan(200, 300, 528, false, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOn);
-  EXPECT_EQ(forced.cluster, 2);  // one wave: only forced
-  EXPECT_EQ(sm90::make_plan(200, 300, 528, false, kH200Sms, kAnyWorkspace).cluster, 1);
-  EXPECT_EQ(sm90::make_plan(8192, 8192, 8192, false, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOff).cluster, 1);
-  // The plan's own choice: two waves or more of normal tiles.
-  const Plan big = sm90::make_plan(8192, 8192, 8192, false, kH200Sms, kAnyWorkspace);
+  // Only the tile compiled with clusters (the 256 x 128 block tile), without
+  // split-K; the override cannot put them anywhere else.
+  for (Tile t : {Tile::k128x128, Tile::k128x128Block, Tile::k256x128, Tile::k128x64Swap, Tile::k128x64SwapBlock}) {
+    const Plan one = sm90::plan_for(t, 1, 2048, 8192, 4096, kH200Sms, 0);
+    EXPECT_EQ(sm90::cluster_plan(one, kH200Sms, sm90::ClusterForce::kOn).cluster, 1) << static_cast<int>(t);
+  }
+  EXPECT_EQ(sm90::make_plan(8192, 8192, 8192, false, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOn).cluster, 1);
+  EXPECT_EQ(sm90::make_plan(16, 8192, 4096, true, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOn).cluster, 1);
+  // The plan's own choice: two waves or more of 256 x 128 block tiles.
+  const Plan big = sm90::make_plan(4096, 28672, 4096, true, kH200Sms, kAnyWorkspace);  // 16 x 224 tiles
+  ASSERT_EQ(big.tile, Tile::k256x128Block);
   EXPECT_EQ(big.cluster, 2);
-  EXPECT_FALSE(big.share_x);  // 64 x 64 tiles: pairs along X, no pad
+  EXPECT_TRUE(big.share_x);  // the 256-row X tile is the larger side
   EXPECT_EQ(big.grid, kH200Sms);
-  const Plan one_wave = sm90::make_plan(512, 4096, 4096, false, kH200Sms, kAnyWorkspace);  // 128 tiles
+  EXPECT_EQ(sm90::make_plan(4096, 28672, 4096, true, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOff).cluster, 1);
+  const Plan one_wave = sm90::make_plan(512, 6144, 4096, true, kH200Sms, kAnyWorkspace);  // 2 x 48 tiles
+  ASSERT_EQ(one_wave.tile, Tile::k256x128Block);
   EXPECT_EQ(one_wave.cluster, 1);
-  // Sides: the 256 x 128 tile shares its larger X tile; tiles_x = 1 pairs along Y.
-  const Plan wide = sm90::make_plan(2048, 32768, 512, false, kH200Sms, kAnyWorkspace);
-  ASSERT_EQ(wide.tile, Tile::k256x128);
-  EXPECT_EQ(wide.cluster, 2);
-  EXPECT_TRUE(wide.share_x);
-  const Plan narrow = sm90::make_plan(100, 1000, 272, false, kH200Sms, 0, sm90::ClusterForce::kOn);
-  EXPECT_EQ(narrow.tiles_x, 1);
-  EXPECT_TRUE(narrow.share_x);
+  EXPECT_EQ(sm90::make_plan(512, 6144, 4096, true, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOn).cluster, 2);
+  // One tile along Y: pairs go along X (Y shared).
+  const Plan column = sm90::cluster_plan(sm90::plan_for(Tile::k256x128Block, 1, 4096, 100, 272, kH200Sms, 0),
+                                         kH200Sms, sm90::ClusterForce::kOn);
+  EXPECT_EQ(column.tiles_y, 1);
+  EXPECT_FALSE(column.share_x);
   // An odd SM count keeps whole clusters.
-  const Plan odd = sm90::make_plan(8192, 8192, 8192, false, 131, kAnyWorkspace);
+  const Plan odd = sm90::make_plan(4096, 28672, 4096, true, 131, kAnyWorkspace);
+  EXPECT_EQ(odd.cluster, 2);
   EXPECT_EQ(odd.grid % 2, 0);
 }
 

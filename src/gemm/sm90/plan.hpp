@@ -144,12 +144,15 @@ inline int decode_splits(const Plan& one, int sm_count) {
 // ---- 2-CTA clusters with TMA multicast of the shared operand ---------------
 // A pair of tiles that share one operand tile runs on the two CTAs of a
 // cluster, each loading half of the shared tile and multicasting it
-// (kernel_args.hpp, ClusterArgs): the shared side's L2 reads halve. Normal
-// tiles without split-K only; a pair's second tile past the edge is a pad
-// unit that repeats the first (odd tile counts).
+// (kernel_args.hpp, ClusterArgs): the shared side's L2 reads halve. Only
+// the tiles compiled with clusters (tile_has_clusters: the 256 x 128 block
+// tile), without split-K; a pair's second tile past the edge is a pad unit
+// that repeats the first (odd tile counts).
 enum class ClusterForce { kPlan, kOff, kOn, kShareX, kShareY };
 
-inline bool cluster_legal(const Plan& pl, int sm_count) { return !pl.swap && pl.splits == 1 && sm_count >= 2; }
+inline bool cluster_legal(const Plan& pl, int sm_count) {
+  return tile_has_clusters(pl.tile) && pl.splits == 1 && sm_count >= 2;
+}
 
 // The side to share: the larger tile side (X in the 256 x 128 tiles, unless
 // it is the only tile along Y); at 128 x 128 pairs go along an even tile
