@@ -57,7 +57,8 @@ std::atomic<int> g_resident_pairs[sm90::kAttrDevices];  // sm90::resident_cluste
 // A development override of the plan's 2-CTA clusters (tests, benchmarks):
 // FP8KIT_SM90_CLUSTER=1 (none), 2 (where legal, the plan's side), 2x / 2y
 // (X / Y shared). Read per call, so that tests can set it; unset or unknown:
-// the plan. Decode and split-K plans keep cluster 1 (sm90::cluster_legal).
+// the plan. Tiles without cluster code and split-K plans keep cluster 1
+// (sm90::cluster_legal).
 sm90::ClusterForce cluster_override() {
   const char* v = std::getenv("FP8KIT_SM90_CLUSTER");
   if (v == nullptr) return sm90::ClusterForce::kPlan;
