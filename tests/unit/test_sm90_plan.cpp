@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "gemm/sm90/plan.hpp"
 #include "gemm/sm90/shared_storage.hpp"
@@ -50,8 +51,20 @@ void expect_consistent(const Plan& p, int m, int n, int k, bool block, int sms, 
   EXPECT_GE(int64_t{p.kb_per_split} * p.splits, p.k_blocks);
   EXPECT_LT(int64_t{p.kb_per_split} * (p.splits - 1), p.k_blocks);
   const int64_t tiles = int64_t{p.tiles_x} * p.tiles_y;
-  EXPECT_EQ(p.num_units, tiles * p.splits);
-  EXPECT_EQ(p.grid, std::min<int64_t>(p.num_units, sms));
+  if (p.cluster == 1) {
+    EXPECT_EQ(p.num_units, tiles * p.splits);
+    EXPECT_EQ(p.grid, std::min<int64_t>(p.num_units, sms));
+  } else {  // 2-CTA clusters: pairs of tiles, whole clusters, only with >= 2 waves of tiles
+    ASSERT_EQ(p.cluster, 2);
+    EXPECT_FALSE(p.swap);
+    EXPECT_EQ(p.splits, 1);
+    EXPECT_GE(sm90::waves_of(tiles, sms), 2);
+    EXPECT_EQ(p.num_units, sm90::cluster_pairs(p, p.share_x));
+    EXPECT_EQ(p.grid % 2, 0);
+    EXPECT_LE(p.grid, sms);
+    EXPECT_EQ(p.grid, 2 * std::min<int64_t>(p.num_units, sms / 2));
+    EXPECT_LE(sm90::waves_of(p.num_units, sms / 2), sm90::waves_of(tiles, sms));
+  }
   // Workspace: none without a split; a split's fits what the caller has.
   if (p.splits == 1) {
     EXPECT_EQ(p.workspace_bytes(), 0u);
@@ -195,6 +208,91 @@ TEST(Sm90Plan, FittedChoicesOnTheH200) {
     EXPECT_EQ(static_cast<int>(p.tile), static_cast<int>(pin.tile));
     EXPECT_EQ(p.splits, pin.splits);
   }
+}
+
+// ---- 2-CTA clusters (plan.hpp: cluster_plan; tile_scheduler.cuh: pair_unit) ----
+
+// The device's pair mapping (tile_scheduler.cuh: raster, pair_unit), replayed
+// on the host: tile (tx, ty) of pair q for cluster rank r, and whether it is a pad.
+struct PairTile {
+  int tx, ty;
+  bool pad;
+};
+PairTile pair_tile(const Plan& p, int q, int rank) {
+  const bool along_y = p.share_x;
+  const int pairs_x = along_y ? p.tiles_x : (p.tiles_x + 1) / 2;
+  const int pairs_y = along_y ? (p.tiles_y + 1) / 2 : p.tiles_y;
+  const int group_x = along_y ? p.group_x : std::max(1, p.group_x / 2);
+  const int per_group = group_x * pairs_y;
+  const int group = q / per_group;
+  const int first_x = group * group_x;
+  const int gx = std::min(pairs_x - first_x, group_x);
+  const int local = q - group * per_group;
+  const int px = first_x + local % gx, py = local / gx;
+  const int paired = 2 * (along_y ? py : px) + rank;
+  const bool pad = paired >= (along_y ? p.tiles_y : p.tiles_x);
+  const int own = pad ? paired - rank : paired;
+  return {along_y ? px : own, along_y ? own : py, pad};
+}
+
+TEST(Sm90Plan, ClusterPairsCoverEveryTileOnce) {
+  const int shapes[][2] = {{512, 28672}, {4095, 4097}, {333, 300}, {100, 1000}, {1000, 2104}, {8192, 8192}, {128, 128}};
+  for (const auto& s : shapes)
+    for (auto force : {sm90::ClusterForce::kShareX, sm90::ClusterForce::kShareY}) {
+      const Plan one = sm90::plan_for(Tile::k256x128Block, 1, s[0], s[1], 1024, kH200Sms, 0);
+      const Plan p = sm90::cluster_plan(one, kH200Sms, force);
+      SCOPED_TRACE(label(s[0], s[1], 1024, true, kH200Sms, 0) + (p.share_x ? " share x" : " share y"));
+      ASSERT_EQ(p.cluster, 2);
+      EXPECT_EQ(p.share_x, force == sm90::ClusterForce::kShareX);
+      std::vector<int> seen(static_cast<size_t>(p.tiles_x) * p.tiles_y, 0);
+      for (int q = 0; q < p.num_units; ++q) {
+        const PairTile t0 = pair_tile(p, q, 0), t1 = pair_tile(p, q, 1);
+        EXPECT_FALSE(t0.pad);
+        ASSERT_LT(t0.tx, p.tiles_x);
+        ASSERT_LT(t0.ty, p.tiles_y);
+        ASSERT_LT(t1.tx, p.tiles_x);
+        ASSERT_LT(t1.ty, p.tiles_y);
+        // The pair shares the tile of its shared side: the multicast halves make one tile.
+        EXPECT_EQ(p.share_x ? t0.tx : t0.ty, p.share_x ? t1.tx : t1.ty);
+        if (t1.pad) EXPECT_TRUE(t1.tx == t0.tx && t1.ty == t0.ty);  // repeats the first, stores nothing
+        ++seen[static_cast<size_t>(t0.ty) * p.tiles_x + t0.tx];
+        if (!t1.pad) ++seen[static_cast<size_t>(t1.ty) * p.tiles_x + t1.tx];
+      }
+      for (int v : seen) EXPECT_EQ(v, 1);
+    }
+}
+
+TEST(Sm90Plan, ClustersWhereLegalAndWorthIt) {
+  // Only the tile compiled with clusters (the 256 x 128 block tile), without
+  // split-K; the override cannot put them anywhere else.
+  for (Tile t : {Tile::k128x128, Tile::k128x128Block, Tile::k256x128, Tile::k128x64Swap, Tile::k128x64SwapBlock}) {
+    const Plan one = sm90::plan_for(t, 1, 2048, 8192, 4096, kH200Sms, 0);
+    EXPECT_EQ(sm90::cluster_plan(one, kH200Sms, sm90::ClusterForce::kOn).cluster, 1) << static_cast<int>(t);
+  }
+  EXPECT_EQ(sm90::make_plan(8192, 8192, 8192, false, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOn).cluster, 1);
+  EXPECT_EQ(sm90::make_plan(16, 8192, 4096, true, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOn).cluster, 1);
+  // The plan's own choice: two waves or more of 256 x 128 block tiles.
+  const Plan big = sm90::make_plan(4096, 28672, 4096, true, kH200Sms, kAnyWorkspace);  // 16 x 224 tiles
+  ASSERT_EQ(big.tile, Tile::k256x128Block);
+  EXPECT_EQ(big.cluster, 2);
+  EXPECT_TRUE(big.share_x);  // the 256-row X tile is the larger side
+  EXPECT_EQ(big.grid, kH200Sms);
+  EXPECT_EQ(sm90::make_plan(4096, 28672, 4096, true, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOff).cluster, 1);
+  // One wave of 256 x 128 block tiles (2 x 48; make_plan gives this shape
+  // the 128 x 192 tile, which has no cluster code).
+  const Plan one_wave_tiles = sm90::plan_for(Tile::k256x128Block, 1, 512, 6144, 4096, kH200Sms, 0);
+  EXPECT_EQ(sm90::cluster_plan(one_wave_tiles, kH200Sms, sm90::ClusterForce::kPlan).cluster, 1);
+  EXPECT_EQ(sm90::cluster_plan(one_wave_tiles, kH200Sms, sm90::ClusterForce::kOn).cluster, 2);
+  EXPECT_EQ(sm90::make_plan(512, 6144, 4096, true, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOn).cluster, 1);
+  // One tile along Y: pairs go along X (Y shared).
+  const Plan column = sm90::cluster_plan(sm90::plan_for(Tile::k256x128Block, 1, 4096, 100, 272, kH200Sms, 0),
+                                         kH200Sms, sm90::ClusterForce::kOn);
+  EXPECT_EQ(column.tiles_y, 1);
+  EXPECT_FALSE(column.share_x);
+  // An odd SM count keeps whole clusters.
+  const Plan odd = sm90::make_plan(4096, 28672, 4096, true, 131, kAnyWorkspace);
+  EXPECT_EQ(odd.cluster, 2);
+  EXPECT_EQ(odd.grid % 2, 0);
 }
 
 template <Tile T>

@@ -37,20 +37,53 @@ inline cudaError_t allow_smem(const void* fn, int smem, int device, std::atomic<
 // before it in the stream finishes; its griddepcontrol.wait orders every
 // dependent access (kernel.cuh, and the grouped unit table in
 // tile_scheduler.cuh). Without the attribute griddepcontrol.wait returns at
-// once.
+// once. `cluster` > 1: clusters of that many CTAs along the grid (the dense
+// path's 2-CTA multicast, cluster.cuh); `grid` is a multiple of it.
 inline cudaError_t launch_kernel(const void* fn, int grid, int smem, cudaStream_t stream, void** kargs,
-                                 bool programmatic) {
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
+                                 bool programmatic, int cluster = 1) {
+  cudaLaunchAttribute attrs[2]{};
+  unsigned count = 0;
+  if (programmatic) {
+    attrs[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[count++].val.programmaticStreamSerializationAllowed = 1;
+  }
+  if (cluster > 1) {
+    attrs[count].id = cudaLaunchAttributeClusterDimension;
+    attrs[count++].val.clusterDim = {static_cast<unsigned>(cluster), 1, 1};
+  }
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(grid);
   config.blockDim = dim3(kThreads);
   config.dynamicSmemBytes = static_cast<size_t>(smem);
   config.stream = stream;
-  config.attrs = &attr;
-  config.numAttrs = programmatic ? 1 : 0;
+  config.attrs = attrs;
+  config.numAttrs = count;
   return cudaLaunchKernelExC(&config, fn, kargs);
+}
+
+// Clusters of `cluster` CTAs of kernel `fn` that the device holds at once
+// (the GPCs' SM counts may leave an SM without a partner), asked once per
+// device and kept in `cache` (0: not asked yet); 0 when the runtime cannot say.
+inline int resident_clusters(const void* fn, int smem, int cluster, int device, std::atomic<int>* cache) {
+  std::atomic<int>* slot = device < kAttrDevices ? cache + device : nullptr;
+  if (slot)
+    if (const int n = slot->load(std::memory_order_acquire); n > 0) return n;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim = {static_cast<unsigned>(cluster), 1, 1};
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(cluster);
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = static_cast<size_t>(smem);
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  int n = 0;
+  if (cudaOccupancyMaxActiveClusters(&n, fn, &config) != cudaSuccess) {
+    cudaGetLastError();  // not sticky; leave no error behind
+    return 0;
+  }
+  if (slot) slot->store(n, std::memory_order_release);
+  return n;
 }
 
 // cuTensorMapEncodeTiled from the driver through cudart (fp8kit does not link

@@ -7,6 +7,7 @@
 //   kernel_args.hpp     the arguments, in kernel-row / kernel-column (X / Y) terms
 //   tile_scheduler.cuh  work units of the persistent grid; fragment.cuh  accumulator geometry
 //   mainloop.cuh        TMA producer and the consumers' K loop
+//   cluster.cuh         2-CTA clusters: multicast halves, the peer's releases, start and teardown
 //   scales.cuh          scales and bias; block scales and the scale warp
 //   epilogue.cuh        split-K reduction, scales, conversion, TMA stores
 // The host side (tensor maps, plan, launch) is path.cu and plan.hpp (grouped:
@@ -41,6 +42,7 @@
 // device pass outside FP8KIT_HAS_WGMMA, so the #else branch below is only
 // ever the host pass, which needs the kernel's signature for its launch stub.
 #if FP8KIT_HAS_WGMMA
+#include "gemm/sm90/cluster.cuh"
 #include "gemm/sm90/epilogue.cuh"
 #include "gemm/sm90/mainloop.cuh"
 #include "gemm/sm90/ptx.cuh"
@@ -64,13 +66,13 @@ __device__ __forceinline__ void consume(const KernelArgs& p, const CUtensorMap* 
   bool store_pending = false;  // a TMA store from the staging buffer may still be reading it
   ptx::griddep_wait();  // scales, bias, D and the split-K workspace belong to the stream's order
   const int units = unit_count<T>(p, smem);
-  for (int u = first_unit(); u < units; u = next_unit(u)) {
+  for (int u = first_unit<T>(p); u < units; u = next_unit<T>(p, u)) {
     const Unit w = unit_of<T>(p, u, smem);
     const ColFactor cf = load_col_factor<T>(p, w, thread);
     RowFactors<T> rf;
     rf.load(p, w, Fragment(sub_row0<T>(w, consumer, 0), w.y0, thread).row0);
-    mma_unit<T, TX, TY>(w, smem, ps, consumer, thread, acc0, acc1, master);
-    epilogue<T>(p, tmap_d, w, u, consumer, thread, master, rf, cf, smem, store_pending);
+    mma_unit<T, TX, TY>(w, smem, ps, in_cluster<T>(p), consumer, thread, acc0, acc1, master);
+    if (!w.pad) epilogue<T>(p, tmap_d, w, u, consumer, thread, master, rf, cf, smem, store_pending);
   }
   // Shared memory must outlive the stores that read it.
   if (thread == 0) cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
@@ -100,13 +102,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int s = 0; s < Cfg::kStages; ++s) {
       // The producer's arrive (+ TMA bytes), and in block tiles the scale warp's.
       cuda::ptx::mbarrier_init(&smem.full[s], 1 + (Cfg::kBlock ? kScaleWarpLanes : 0));
-      // One arrive per consumer warp; in block tiles, per consumer thread.
-      cuda::ptx::mbarrier_init(&smem.empty[s], Cfg::kBlock ? kConsumers * kWarpgroupThreads : kConsumerWarps);
+      // One arrive per consumer warp; in block tiles, per consumer thread
+      // (and the peer's warps in a cluster: cluster.cuh).
+      cuda::ptx::mbarrier_init(&smem.empty[s],
+                               empty_arrivals<T>(p, Cfg::kBlock ? kConsumers * kWarpgroupThreads : kConsumerWarps));
     }
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
   build_group_table<T>(p, smem);  // grouped tiles only
-  __syncthreads();
+  sync_after_init<T>(p);
   // Programmatic dependent launch: the next kernel of the stream may start
   // its CTAs on idle SMs now; it waits (griddepcontrol.wait) for this whole
   // grid before it reads anything this one writes.

@@ -45,6 +45,18 @@ struct GroupedArgs {
   int stage_tx_bytes;     // bytes the X and Y boxes land in one stage (A's box may be short: grouped_plan.hpp)
 };
 
+// 2-CTA clusters (tile_scheduler.cuh, mainloop.cuh): the two CTAs of a
+// cluster run paired units in lock step, two tiles that share one operand
+// tile (`share_x`: the same X tile and adjacent Y tiles; else the same Y tile
+// and adjacent X tiles). Each CTA loads half of the shared tile's rows and
+// multicasts it to both; the shared side's tensor map has boxes of half the
+// rows. num_units then counts pairs; a pair's second tile past the edge
+// (odd tile counts) repeats the first and stores nothing.
+struct ClusterArgs {
+  int size;     // CTAs per cluster: 1 (no cluster), or 2
+  int share_x;  // size 2: 1 X is shared (pairs along Y), 0 Y is shared (pairs along X)
+};
+
 struct KernelArgs {
   int rows_x, rows_y;       // kernel rows / columns of the problem (normal: M, N; swapped: N, M)
   int k_blocks;             // ceil(K / kBlockK) = ceil(K / 128)
@@ -67,6 +79,7 @@ struct KernelArgs {
   int weights_first;        // programmatic launch: the first stages' weight tiles go out before
                             //   griddepcontrol.wait (mainloop.cuh); 0: X and Y per stage in order
   GroupedArgs grouped;      // grouped tiles only (num_units, tiles_x / y unused there)
+  ClusterArgs cluster;      // 2-CTA clusters with TMA multicast (dense normal tiles only)
 };
 
 }  // namespace fp8kit::sm90

@@ -8,6 +8,7 @@
 
 #include <cuda.h>  // CUtensorMap (types only)
 
+#include "gemm/sm90/cluster.cuh"
 #include "gemm/sm90/fragment.cuh"
 #include "gemm/sm90/kernel_args.hpp"
 #include "gemm/sm90/ptx.cuh"
@@ -30,12 +31,17 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
   using Cfg = TileConfig<T>;
   ptx::prefetch_tensormap(tmap_x);
   ptx::prefetch_tensormap(tmap_y);
+  // In a 2-CTA cluster the shared side goes out as this CTA's multicast half (cluster.cuh).
+  const bool mcast_x = in_cluster<T>(p) && p.cluster.share_x;
+  const bool mcast_y = in_cluster<T>(p) && !p.cluster.share_x;
   auto load_x = [&](int stage, const Unit& w, int kb) {
+    if (mcast_x) return multicast_half<Cfg::kBlockM>(tmap_x, smem.x[stage], kb, w.x0, &smem.full[stage]);
     const int32_t c[2] = {kb * kBlockK, w.x0};
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem.x[stage], tmap_x, c,
                                     &smem.full[stage]);
   };
   auto load_y = [&](int stage, const Unit& w, int kb) {
+    if (mcast_y) return multicast_half<Cfg::kBlockN>(tmap_y, smem.y[stage], kb, w.y0, &smem.full[stage]);
     const int32_t c[2] = {kb * kBlockK, w.y0};
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem.y[stage], tmap_y, c,
                                     &smem.full[stage]);
@@ -53,8 +59,8 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
   // start empty, so they need no wait on `empty`).
   int ahead = 0;
   const int units = unit_count<T>(p, smem);
-  if (p.weights_first && first_unit() < units) {
-    const Unit w = unit_of<T>(p, first_unit(), smem);
+  if (p.weights_first && first_unit<T>(p) < units) {
+    const Unit w = unit_of<T>(p, first_unit<T>(p), smem);
     ahead = min(Cfg::kStages, w.kb_end - w.kb_begin);
     for (int i = 0; i < ahead; ++i) {
       expect_stage(i);
@@ -68,7 +74,7 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
     }
   }
   PipelineState<Cfg::kStages> ps;
-  for (int u = first_unit(); u < units; u = next_unit(u)) {
+  for (int u = first_unit<T>(p); u < units; u = next_unit<T>(p, u)) {
     const Unit w = unit_of<T>(p, u, smem);
     for (int kb = w.kb_begin; kb < w.kb_end; ++kb, ps.advance()) {
       if (ahead > 0) {
@@ -81,20 +87,27 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
       load_y(ps.stage, w, kb);
     }
   }
+  // Cluster teardown (cluster.cuh): every stage's last release, the peer's
+  // remote arrivals included, has landed before this CTA may exit.
+  if (in_cluster<T>(p))
+    for (int i = 0; i < Cfg::kStages; ++i, ps.advance()) ptx::wait_barrier(&smem.empty[ps.stage], ps.phase ^ 1u);
 }
 
 // Frees a stage for the producer: one arrive per consumer warp; in block
 // tiles one per consumer thread. An arrive releases only the arriving
 // thread's own reads, and each thread has read the stage's scale slot,
 // which the scale warp rewrites once the stage is free (cheaper orderings
-// failed racecheck: docs/perf.md).
+// failed racecheck: docs/perf.md). In a 2-CTA cluster each warp also frees
+// the stage for the peer's producer, whose multicast writes its operand
+// tiles (not the scale slot, which stays per CTA): one arrive per warp there.
 template <Tile T>
-__device__ __forceinline__ void release_stage(SharedStorage<T>& smem, int stage, bool lane0) {
+__device__ __forceinline__ void release_stage(SharedStorage<T>& smem, int stage, bool lane0, bool paired) {
   if constexpr (TileConfig<T>::kBlock) {
     ptx::arrive_no_state(&smem.empty[stage]);
   } else if (lane0) {
     cuda::ptx::mbarrier_arrive(&smem.empty[stage]);
   }
+  if (paired && lane0) arrive_peer(&smem.empty[stage]);
 }
 
 // One consumer warpgroup's K loop over unit w: every 128-deep K block is
@@ -108,7 +121,7 @@ __device__ __forceinline__ void release_stage(SharedStorage<T>& smem, int stage,
 // `acc0` and `acc1` live across units (the caller's), `master` is set here.
 template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
 __device__ __forceinline__ void mma_unit(const Unit& w, SharedStorage<T>& smem, PipelineState<TileConfig<T>::kStages>& ps,
-                                         int consumer, int thread, float (&acc0)[TileConfig<T>::kAccRegs],
+                                         bool paired, int consumer, int thread, float (&acc0)[TileConfig<T>::kAccRegs],
                                          float (&acc1)[TileConfig<T>::kAccRegs],
                                          float (&master)[TileConfig<T>::kSubTiles][TileConfig<T>::kAccRegs]) {
   using Cfg = TileConfig<T>;
@@ -147,7 +160,7 @@ __device__ __forceinline__ void mma_unit(const Unit& w, SharedStorage<T>& smem, 
         issue_block(acc0, ps.stage, (consumer * kSub + s) * kWgmmaM);
         ptx::wgmma_wait<0>();
         ptx::fence_operands(acc0);
-        if (s == kSub - 1) release_stage<T>(smem, ps.stage, lane0);  // the slot's scales were read at the top
+        if (s == kSub - 1) release_stage<T>(smem, ps.stage, lane0, paired);  // the slot's scales were read at the top
         if constexpr (Cfg::kBlock) {
 #pragma unroll
           for (int j = 0; j < BN / 8; ++j)
@@ -174,7 +187,7 @@ __device__ __forceinline__ void mma_unit(const Unit& w, SharedStorage<T>& smem, 
     // Once `a`'s group has retired: frees its stage and promotes it.
     auto retire = [&](float (&a)[R]) {
       ptx::fence_operands(a);
-      release_stage<T>(smem, prev_stage, lane0);
+      release_stage<T>(smem, prev_stage, lane0, paired);
 #pragma unroll
       for (int r = 0; r < R; ++r) master[0][r] += a[r];
     };

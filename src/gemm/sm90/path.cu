@@ -7,9 +7,11 @@
 #error "gemm/sm90/path.cu is valid for sm_90a only; its CMake range must exclude this target"
 #endif
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "core/dtype.hpp"
@@ -52,6 +54,23 @@ static_assert(static_cast<int>(Tile::k128x192Block) + 1 == kTiles, "one row of k
 #undef FP8KIT_SM90_ENTRIES
 
 std::atomic<uint64_t> g_smem_set[kTiles][2][2];  // sm90::allow_smem's masks
+std::atomic<int> g_resident_pairs[sm90::kAttrDevices];  // sm90::resident_clusters's answers (2-CTA clusters)
+
+// A development override of the plan's 2-CTA clusters (tests, benchmarks):
+// FP8KIT_SM90_CLUSTER=1 (none), 2 (where legal, the plan's side), 2x / 2y
+// (X / Y shared). Read per call, so that tests can set it; unset or unknown:
+// the plan. Tiles without cluster code and split-K plans keep cluster 1
+// (sm90::cluster_legal).
+sm90::ClusterForce cluster_override() {
+  const char* v = std::getenv("FP8KIT_SM90_CLUSTER");
+  if (v == nullptr) return sm90::ClusterForce::kPlan;
+  const std::string s(v);
+  if (s == "1") return sm90::ClusterForce::kOff;
+  if (s == "2") return sm90::ClusterForce::kOn;
+  if (s == "2x") return sm90::ClusterForce::kShareX;
+  if (s == "2y") return sm90::ClusterForce::kShareY;
+  return sm90::ClusterForce::kPlan;
+}
 
 cudaError_t allow_kernel_smem(const Kernel& kern, int device) {
   const int t = static_cast<int>(&kern - &kKernels[0][0][0]);
@@ -113,6 +132,7 @@ sm90::KernelArgs kernel_args(const GemmParams& p, const sm90::Plan& pl, const La
   args.n_tma = n_tma_of(p);
   args.d_type = p.d_type;
   args.weights_first = env.programmatic_launch;
+  args.cluster = {pl.cluster, pl.share_x ? 1 : 0};
   args.partial_regs = pl.partial_regs;
   if (pl.splits > 1) {  // the workspace: counters, then partials (plan.hpp)
     args.counters = static_cast<unsigned*>(env.workspace);
@@ -139,8 +159,10 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
 
   KernelArgs args = kernel_args(p, pl, env);
   CUtensorMap map_x{}, map_y{}, map_d{};
-  if (!encode(&map_x, x, args.rows_x, p.k, ldx, pl.block_m) || !encode(&map_y, y, args.rows_y, p.k, ldy, pl.block_n) ||
-      !encode_d(&map_d, p))
+  // 2-CTA clusters: the shared side's boxes are half a tile (cluster.cuh).
+  const bool halve_x = pl.cluster > 1 && pl.share_x, halve_y = pl.cluster > 1 && !pl.share_x;
+  if (!encode(&map_x, x, args.rows_x, p.k, ldx, halve_x ? pl.block_m / 2 : pl.block_m) ||
+      !encode(&map_y, y, args.rows_y, p.k, ldy, halve_y ? pl.block_n / 2 : pl.block_n) || !encode_d(&map_d, p))
     return cudaErrorInvalidValue;
   if (pl.splits > 1 && !env.workspace_zeroed) {
     // The last split of each tile leaves its counter at zero again, but
@@ -151,9 +173,14 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
   }
 
   if (cudaError_t e = allow_kernel_smem(kern, dev.device); e != cudaSuccess) return e;
+  const void* fn = reinterpret_cast<const void*>(kern.fn);
+  int grid = pl.grid;
+  if (pl.cluster > 1) {  // a persistent grid of clusters that all fit at once
+    const int resident = resident_clusters(fn, kern.smem, pl.cluster, dev.device, g_resident_pairs);
+    if (resident > 0) grid = std::min(grid, resident * pl.cluster);
+  }
   void* kargs[] = {&map_x, &map_y, &map_d, &args};
-  return launch_kernel(reinterpret_cast<const void*>(kern.fn), pl.grid, kern.smem, stream, kargs,
-                       env.programmatic_launch);
+  return launch_kernel(fn, grid, kern.smem, stream, kargs, env.programmatic_launch, pl.cluster);
 }
 
 }  // namespace sm90
@@ -163,7 +190,8 @@ namespace {
 cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
                    const char** kernel_name) {
   const size_t avail = env.workspace ? env.workspace_size : 0;
-  return sm90::launch_plan(p, dev, env, stream, sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, avail),
+  return sm90::launch_plan(p, dev, env, stream,
+                           sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, avail, cluster_override()),
                            kernel_name);
 }
 

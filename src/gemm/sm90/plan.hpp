@@ -71,6 +71,8 @@ struct Plan {
   int block_m, block_n;
   int tiles_x, tiles_y, group_x;
   int k_blocks, splits, kb_per_split, num_units, grid;
+  int cluster = 1;        // CTAs per cluster: 2 runs paired tiles with TMA multicast (pair_tiles)
+  bool share_x = false;   // cluster 2: X is shared (pairs along Y), else Y (pairs along X)
   int partial_regs;       // accumulator registers per thread a split-K partial keeps
   size_t counter_bytes;   // split-K arrival counters (kCounterBytes; 0 without split-K), at offset 0
   size_t partial_bytes;   // split-K partial tiles (0 without split-K), after the counters
@@ -173,15 +175,76 @@ inline Plan with_wide_n(const Plan& chosen, int m, int n, int k, bool block_scal
   return normal_tile_cost(n1, block_scales, sm_count) < normal_tile_cost(chosen, block_scales, sm_count) ? n1 : chosen;
 }
 
+// ---- 2-CTA clusters with TMA multicast of the shared operand ---------------
+// A pair of tiles that share one operand tile runs on the two CTAs of a
+// cluster, each loading half of the shared tile and multicasting it
+// (kernel_args.hpp, ClusterArgs): the shared side's L2 reads halve. Only
+// the tiles compiled with clusters (tile_has_clusters: the 256 x 128 block
+// tile), without split-K; a pair's second tile past the edge is a pad unit
+// that repeats the first (odd tile counts).
+enum class ClusterForce { kPlan, kOff, kOn, kShareX, kShareY };
+
+inline bool cluster_legal(const Plan& pl, int sm_count) {
+  return tile_has_clusters(pl.tile) && pl.splits == 1 && sm_count >= 2;
+}
+
+// The side to share: the larger tile side (X in the 256 x 128 tiles, unless
+// it is the only tile along Y); at 128 x 128 pairs go along an even tile
+// count (no pad), X first (the raster's groups run along X), else along the
+// longer side (fewest pads).
+inline bool cluster_shares_x(const Plan& pl) {
+  if (pl.tiles_x == 1 || pl.tiles_y == 1) return pl.tiles_x == 1;
+  if (pl.block_m > pl.block_n) return true;
+  if (pl.tiles_x % 2 == 0) return false;
+  if (pl.tiles_y % 2 == 0) return true;
+  return pl.tiles_y > pl.tiles_x;
+}
+
+inline int64_t cluster_pairs(const Plan& pl, bool share_x) {
+  return share_x ? int64_t{pl.tiles_x} * ceil_div(pl.tiles_y, 2) : ceil_div(pl.tiles_x, 2) * pl.tiles_y;
+}
+
+// The plan as 2-CTA clusters: units are pairs, the grid whole clusters.
+inline void pair_tiles(Plan& pl, bool share_x, int sm_count) {
+  const int64_t pairs = cluster_pairs(pl, share_x);
+  pl.cluster = 2;
+  pl.share_x = share_x;
+  pl.num_units = static_cast<int>(pairs);
+  pl.grid = 2 * static_cast<int>(std::min<int64_t>(pairs, sm_count / 2));
+}
+
+// Multicast where there are at least two waves of tiles (one wave has no
+// tile whose operand another CTA of the wave would not read from L2 at the
+// same time anyway, DeepGEMM's rule too) and the pairs, pads included, take
+// no more waves of clusters than the tiles do of CTAs.
+inline bool cluster_wins(const Plan& pl, int sm_count) {
+  const int64_t tiles = int64_t{pl.tiles_x} * pl.tiles_y;
+  const int64_t waves = waves_of(tiles, sm_count);
+  return waves >= 2 && waves_of(cluster_pairs(pl, cluster_shares_x(pl)), sm_count / 2) <= waves;
+}
+
+inline Plan cluster_plan(Plan pl, int sm_count, ClusterForce force) {
+  if (!cluster_legal(pl, sm_count) || force == ClusterForce::kOff) return pl;
+  if (force == ClusterForce::kPlan && !cluster_wins(pl, sm_count)) return pl;
+  const bool share_x = force == ClusterForce::kShareX   ? true
+                       : force == ClusterForce::kShareY ? false
+                                                        : cluster_shares_x(pl);
+  pair_tiles(pl, share_x, sm_count);
+  return pl;
+}
+
 // `workspace_available`: bytes the caller passed; SIZE_MAX asks for the best plan.
 //
 // Decode (M <= 64) takes the swapped tile, split along K to fill one wave
 // (decode_splits). Otherwise the 128 x 128, the 256 x 128 or the 128 x 192
 // tile, whichever the makespan model above says is shorter; split-K only
-// when the 128 x 128 tiles fill at most half the SMs.
+// when the 128 x 128 tiles fill at most half the SMs; then 2-CTA clusters
+// where cluster_plan says so (`cluster`: a development override,
+// FP8KIT_SM90_CLUSTER).
 // Splits are costly here: a split writes and reads back an f32 partial tile,
 // 4x the bytes of its bf16 output (measured in docs/perf.md).
-inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available) {
+inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available,
+                      ClusterForce cluster = ClusterForce::kPlan) {
   const bool swap = m <= kSwapMaxM;
   const int k_blocks = static_cast<int>(ceil_div(k, kBlockK));
   if (swap) {
@@ -202,11 +265,11 @@ inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size
         block_scales ? wide_waves * k256x128WaveCostBlockScales < large_waves
                      : wide_waves * (k_blocks * k256x128BlockCost + k256x128TileOverhead) <
                            large_waves * (k_blocks * k128x128BlockCost + k128x128TileOverhead);
-    return with_wide_n(wide_wins ? w1 : l1, m, n, k, block_scales, sm_count);
+    return cluster_plan(with_wide_n(wide_wins ? w1 : l1, m, n, k, block_scales, sm_count), sm_count, cluster);
   }
   const int splits =
       std::max(1, std::min(static_cast<int>(sm_count / large_tiles), k_blocks / kMinSplitKBlocksLarge));
-  return plan_for(large, splits, m, n, k, sm_count, workspace_available);
+  return cluster_plan(plan_for(large, splits, m, n, k, sm_count, workspace_available), sm_count, cluster);
 }
 
 }  // namespace fp8kit::sm90

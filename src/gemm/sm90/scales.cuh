@@ -140,7 +140,7 @@ __device__ __forceinline__ void produce_scales(const KernelArgs& p, SharedStorag
   PipelineState<TileConfig<T>::kStages> ps;
   ptx::griddep_wait();  // activation scales may come from the kernel before
   const int units = unit_count<T>(p, smem);
-  for (int u = first_unit(); u < units; u = next_unit(u)) {
+  for (int u = first_unit<T>(p); u < units; u = next_unit<T>(p, u)) {
     const Unit w = unit_of<T>(p, u, smem);
     for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
       ptx::wait_barrier(&smem.empty[ps.stage], ps.phase ^ 1u);

@@ -72,6 +72,15 @@ constexpr int kGroupedTileCount = 5;  // the grouped ones after them
 // had the room). The host refuses more experts (grouped_path.cu).
 constexpr int kMaxGroupedExperts = 1024;
 
+// 2-CTA clusters with TMA multicast of the shared operand (cluster.cuh)
+// are compiled into the 256 x 128 block tile only, where sharing its
+// 256-row X tile saves a third of the L2 reads: 3.6% faster on the suite's
+// clustered block rows. At 128 x 128 (a quarter saved), and in the vector
+// modes' tiles, multicast measured 0-1% and the cluster code cost the
+// kernels 2-4% when not clustered (docs/perf.md, v13-mcast). The plan
+// (plan.hpp, cluster_legal) asks this too.
+constexpr bool tile_has_clusters(Tile t) { return t == Tile::k256x128Block; }
+
 template <Tile T>
 struct TileConfig {
   static constexpr bool kGrouped = static_cast<int>(T) >= kTileCount;
@@ -83,6 +92,8 @@ struct TileConfig {
                                   T == Tile::kGrouped128x64SwapBlock);
   static constexpr bool kWideN = (T == Tile::k128x192 || T == Tile::k128x192Block);
   static constexpr bool kWideTile = (T == Tile::k256x128 || T == Tile::k256x128Block);
+  // 2-CTA clusters with multicast (cluster.cuh); the other tiles compile no cluster code.
+  static constexpr bool kClusters = tile_has_clusters(T);
   static constexpr int kBlockM = kWideTile ? 256 : 128;
   // m64 sub-tiles per consumer warpgroup: 1, or 2 in the 256 x 128 tiles.
   static constexpr int kSubTiles = kBlockM / (kConsumers * kWgmmaM);

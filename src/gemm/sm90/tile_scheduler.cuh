@@ -28,27 +28,68 @@ struct Unit {
   int x_end, y_end;      // kernel rows / columns of the unit's problem end here (past them: no scale, no store)
   int expert;            // grouped: the unit's expert (its TENSOR scales, block-scale slabs); dense: 0
   int n_base;            // kernel row of the B side where the expert's N starts (e * N; dense: 0)
+  bool pad = false;      // 2-CTA clusters: a repeat of the peer's tile past the edge (loads, computes, stores nothing)
 };
 
-// Dense work unit u -> tile and K range. Tiles are visited in groups of group_x
-// tiles along X (X fastest inside a group), so that the units running at the
-// same time share few X and Y panels and keep them in L2. A tile's splits
-// are adjacent units.
+// Tile index `tile` of a (tiles_x, tiles_y) grid -> its coordinates: groups of
+// group_x tiles along X (X fastest inside a group), so that the units running
+// at the same time share few X and Y panels and keep them in L2.
+struct TileXY {
+  int tx, ty;
+};
+__device__ __forceinline__ TileXY raster(int tile, int tiles_x, int tiles_y, int group_x) {
+  const int per_group = group_x * tiles_y;
+  const int group = tile / per_group;
+  const int first_x = group * group_x;
+  const int gx = min(tiles_x - first_x, group_x);
+  const int local = tile - group * per_group;
+  return {first_x + local % gx, local / gx};
+}
+
+// Dense work unit u -> tile and K range (tiles in raster order; a tile's
+// splits are adjacent units).
 template <Tile T>
 __device__ __forceinline__ Unit dense_unit(const KernelArgs& p, int u) {
   using Cfg = TileConfig<T>;
   Unit w;
   w.tile = u / p.splits;
   const int split = u - w.tile * p.splits;
-  const int per_group = p.group_x * p.tiles_y;
-  const int group = w.tile / per_group;
-  const int first_x = group * p.group_x;
-  const int gx = min(p.tiles_x - first_x, p.group_x);
-  const int local = w.tile - group * per_group;
-  w.tx = first_x + local % gx;
-  w.ty = local / gx;
+  const TileXY t = raster(w.tile, p.tiles_x, p.tiles_y, p.group_x);
+  w.tx = t.tx;
+  w.ty = t.ty;
   w.kb_begin = split * p.kb_per_split;
   w.kb_end = min(p.k_blocks, w.kb_begin + p.kb_per_split);
+  w.x0 = w.tx * Cfg::kBlockM;
+  w.y0 = w.ty * Cfg::kBlockN;
+  w.x_end = p.rows_x;
+  w.y_end = p.rows_y;
+  w.expert = 0;
+  w.n_base = 0;
+  return w;
+}
+
+// 2-CTA clusters (kernel_args.hpp, ClusterArgs): pair unit q of the cluster
+// -> this CTA's tile. Pairs are rastered like tiles over the grid of pairs
+// (tiles along the paired side halved, rounded up; half the group); the CTA
+// of cluster rank r takes the pair's tile 2 i + r along that side, or where
+// that is past the edge, repeats tile 2 i as a pad unit. No split-K.
+template <Tile T>
+__device__ __forceinline__ Unit pair_unit(const KernelArgs& p, int q, int rank) {
+  using Cfg = TileConfig<T>;
+  const bool along_y = p.cluster.share_x;
+  const int pairs_x = along_y ? p.tiles_x : (p.tiles_x + 1) / 2;
+  const int pairs_y = along_y ? (p.tiles_y + 1) / 2 : p.tiles_y;
+  const TileXY t = raster(q, pairs_x, pairs_y, along_y ? p.group_x : max(1, p.group_x / 2));
+  const int paired = 2 * (along_y ? t.ty : t.tx) + rank;
+  const int edge = along_y ? p.tiles_y : p.tiles_x;
+  Unit w;
+  w.pad = paired >= edge;
+  const int own = w.pad ? paired - rank : paired;
+  w.tx = along_y ? t.tx : own;
+  w.ty = along_y ? own : t.ty;
+  w.tile = w.ty * p.tiles_x + w.tx;
+  w.kb_begin = 0;
+  w.kb_end = p.k_blocks;
   w.x0 = w.tx * Cfg::kBlockM;
   w.y0 = w.ty * Cfg::kBlockN;
   w.x_end = p.rows_x;
@@ -155,11 +196,21 @@ __device__ __forceinline__ Unit grouped_unit(const KernelArgs& p, int u, const S
   return w;
 }
 
+// 2-CTA clusters (kernel_args.hpp) in this tile: 1, else 0 (a shift of the grid).
+template <Tile T>
+__device__ __forceinline__ int cluster_shift(const KernelArgs& p) {
+  return TileConfig<T>::kClusters && p.cluster.size > 1 ? 1 : 0;
+}
+
 // Work unit u of the CTA's launch, and how many there are.
 template <Tile T>
 __device__ __forceinline__ Unit unit_of(const KernelArgs& p, int u, const SharedStorage<T>& smem) {
-  if constexpr (TileConfig<T>::kGrouped) return grouped_unit<T>(p, u, smem);
-  else return dense_unit<T>(p, u);
+  if constexpr (TileConfig<T>::kGrouped) {
+    return grouped_unit<T>(p, u, smem);
+  } else {
+    if (cluster_shift<T>(p)) return pair_unit<T>(p, u, static_cast<int>(cuda::ptx::get_sreg_cluster_ctarank()));
+    return dense_unit<T>(p, u);
+  }
 }
 template <Tile T>
 __device__ __forceinline__ int unit_count(const KernelArgs& p, const SharedStorage<T>& smem) {
@@ -167,9 +218,12 @@ __device__ __forceinline__ int unit_count(const KernelArgs& p, const SharedStora
   else return p.num_units;
 }
 
-// The CTA's units in order: for (int u = first_unit(); u < unit_count<T>(p, smem); u = next_unit(u)).
-__device__ __forceinline__ int first_unit() { return blockIdx.x; }
-__device__ __forceinline__ int next_unit(int u) { return u + gridDim.x; }
+// The CTA's units in order: for (int u = first_unit<T>(p); u < unit_count<T>(p, smem); u = next_unit<T>(p, u)).
+// In 2-CTA clusters both CTAs of cluster blockIdx.x / 2 walk the same pair units.
+template <Tile T>
+__device__ __forceinline__ int first_unit(const KernelArgs& p) { return blockIdx.x >> cluster_shift<T>(p); }
+template <Tile T>
+__device__ __forceinline__ int next_unit(const KernelArgs& p, int u) { return u + (gridDim.x >> cluster_shift<T>(p)); }
 
 // Position in the ring of kStages stages; the phase flips at each wrap.
 template <int kStages>
