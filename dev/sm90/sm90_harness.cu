@@ -5,7 +5,8 @@
 // (src/gemm/sm90/dev_api.hpp); timing over bench/shapes.json.
 //
 //   sm90_harness check [quick]                 shapes x modes x types, plus forced plans
-//   sm90_harness sanitize                      small cases over every tile and split-K (for compute-sanitizer)
+//   sm90_harness sanitize [pingpong]           small cases over every tile and split-K (for compute-sanitizer);
+//                                              pingpong: the ping-pong tiles' only
 //   sm90_harness bench MODE SUITE [M,N,K ...]  the plan's time per shape (MODE: tensor|token-channel|block)
 //   sm90_harness sweep MODE SUITE [M,N,K ...]  every tile x split candidate per shape
 //
@@ -129,7 +130,7 @@ ref::GemmCase make_case(int64_t m, int64_t n, int64_t k, int rot, fp8kit_scale_m
 
 // Every tile (both scale kinds' twins) with and without split-K on small
 // ragged shapes: the sanitizers slow kernels by orders of magnitude.
-int sanitize() {
+int sanitize(bool pingpong_only) {
   const DeviceInfo dev = device_info();
   const ref::DeviceBuffer ws(kWorkspace);
   zero_fill(ws);
@@ -144,19 +145,22 @@ int sanitize() {
   int rot = 0;
   for (const TileCase& t : tiles)
     for (int splits : {1, 2}) {
+      if (pingpong_only) continue;
       const ref::GemmCase c = t.block ? make_case(t.m, t.n, t.k, rot++, FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK)
                                     : make_case(t.m, t.n, t.k, rot++, FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL);
       const Forced f{t.tile, splits};
       run(c, dev, ws.get(), &f, rng, tally);
     }
-  // Ping-pong tiles: 3 x 3 tiles over 4 CTAs (three units in CTA 0, so
-  // consumer 0 runs two and consumer 1 one; two in the others).
-  for (bool block : {false, true}) {
-    const Forced f{block ? sm90::Tile::k128x128PingPongBlock : sm90::Tile::k128x128PingPong, 1, true, 4};
-    const ref::GemmCase c = block ? make_case(300, 330, 1040, rot++, FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK)
-                                  : make_case(300, 330, 1040, rot++, FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL);
-    run(c, dev, ws.get(), &f, rng, tally);
-  }
+  // Ping-pong tiles: 5 x 4 tiles over 1, 3 and 7 CTAs (20, 7 / 6 and 3 / 2
+  // units per CTA: each consumer an odd or even count, the ring wrapping).
+  for (bool block : {false, true})
+    for (int sms : {1, 3, 7}) {
+      const Forced f{block ? sm90::Tile::k128x128PingPongBlock : sm90::Tile::k128x128PingPong, 1, true, sms};
+      const ref::GemmCase c = block ? make_case(520, 400, 1040, rot++, FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK)
+                                    : make_case(520, 400, 1040, rot++, FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL);
+      run(c, dev, ws.get(), &f, rng, tally);
+    }
+  if (pingpong_only) return tally.finish("sanitize");
   // The plan's own choices on a tiny and a decode split-K shape.
   run(make_case(1, 129, 16, 0, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR), dev, ws.get(), nullptr, rng, tally);
   run(make_case(5, 300, 8320, 1, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR), dev, ws.get(), nullptr, rng, tally);
@@ -329,9 +333,9 @@ int main(int argc, char** argv) {
   const std::string cmd = argc > 1 ? argv[1] : "check";
   try {
     if (cmd == "check") return check(argc > 2 && std::string(argv[2]) == "quick");
-    if (cmd == "sanitize") return sanitize();
+    if (cmd == "sanitize") return sanitize(argc > 2 && std::string(argv[2]) == "pingpong");
     if (cmd == "bench" || cmd == "sweep") return bench(argc, argv, cmd == "sweep");
-    std::fprintf(stderr, "usage: sm90_harness check [quick] | sanitize | bench|sweep MODE SUITE [M,N,K ...]\n");
+    std::fprintf(stderr, "usage: sm90_harness check [quick] | sanitize [pingpong] | bench|sweep MODE SUITE [M,N,K ...]\n");
     return fp8bench::kExitBadInput;
   } catch (const fp8bench::BadArgs& e) {
     std::fprintf(stderr, "sm90_harness: %s\n", e.what());

@@ -108,6 +108,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       // (and the peer's warps in a cluster: cluster.cuh).
       cuda::ptx::mbarrier_init(&smem.empty[s], empty_arrivals<T>(p, Cfg::kEmptyArrivals));
     }
+    for (int s = Cfg::kStages; s < Cfg::kFullSets * Cfg::kStages; ++s)  // ping-pong: consumer 1's set
+      cuda::ptx::mbarrier_init(&smem.full[s], 1 + (Cfg::kBlock ? kScaleWarpLanes : 0));
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
   build_group_table<T>(p, smem);  // grouped tiles only

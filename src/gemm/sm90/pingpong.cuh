@@ -4,8 +4,7 @@
 // masters: 192 registers, the 256 x 128 tiles' per-consumer K loop). The
 // producer and the scale warp load every unit's K blocks in order, as in the
 // cooperative tiles; each consumer walks the same ring of stages and passes
-// over the other's K blocks without waiting on them (it knows their count
-// from the unit), and only the owner of a stage frees it
+// over the other's K blocks, and only the owner of a stage frees it
 // (TileConfig::kEmptyArrivals). The order of the units in the ring is the
 // ordering: consumer c + 1's unit reaches the stages while c finishes its K
 // loop, so c's epilogue runs under c + 1's wgmma. There is no order barrier
@@ -13,6 +12,15 @@
 // consumer idles the tensor pipe while it waits for and promotes each
 // sub-tile's K block, so letting the two loops overlap where the ring lets
 // them (up to kStages K blocks at each hand-over) fills those gaps.
+//
+// Each consumer has its own set of `full` barriers (TileConfig::kFullSets):
+// a consumer that passes over more than kStages of the other's K blocks
+// would otherwise wait on a stage's barrier two phases ahead of the one it
+// saw last, and a parity wait cannot tell phase n from n + 2 (the first
+// device run, docs/perf.md v13-pingpong: a fault or a hang once a unit has
+// more K blocks than the ring has stages). On its own set, a stage's
+// barrier completes only for the owner's K blocks, each released by the
+// owner before the next can load: never more than one phase apart.
 // Device code for sm_90a only: included under FP8KIT_HAS_WGMMA.
 #pragma once
 
@@ -21,6 +29,7 @@
 #include "gemm/sm90/epilogue.cuh"
 #include "gemm/sm90/kernel_args.hpp"
 #include "gemm/sm90/mainloop.cuh"
+#include "gemm/sm90/pingpong_state.hpp"
 #include "gemm/sm90/ptx.cuh"
 #include "gemm/sm90/scales.cuh"
 #include "gemm/sm90/shared_storage.hpp"
@@ -38,7 +47,7 @@ __device__ __forceinline__ void consume_pingpong(const KernelArgs& p, const CUte
   Accumulators<T> master;
 #pragma unroll
   for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = 0.0f;
-  PipelineState<Cfg::kStages> ps;
+  PingPongState<Cfg::kStages> ps(full_set<T>(consumer));
   bool store_pending = false;
   ptx::griddep_wait();
   const int units = unit_count<T>(p, smem);
@@ -52,7 +61,7 @@ __device__ __forceinline__ void consume_pingpong(const KernelArgs& p, const CUte
     const ColFactor cf = load_col_factor<T>(p, w, thread);
     RowFactors<T> rf;
     rf.load(p, w, Fragment(sub_row0<T>(w, consumer, 0), w.y0, thread).row0);
-    mma_unit<T, TX, TY>(w, smem, ps, consumer, thread, acc0, acc1, master);
+    mma_unit<T, TX, TY>(w, smem, ps, false, consumer, thread, acc0, acc1, master);  // never in a cluster
     epilogue<T>(p, tmap_d, w, u, consumer, thread, master, rf, cf, smem, store_pending);
   }
   if (thread == 0) cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});

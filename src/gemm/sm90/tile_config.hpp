@@ -170,6 +170,8 @@ struct TileConfig {
   static constexpr bool kDoubleAcc = !kBlock && kSubTiles == 1 && kBlockN <= 128;
   // Arrivals that free a stage: one per warp of the consumers that read it;
   // in block tiles, per thread (release_stage in mainloop.cuh).
+  // Sets of `full` barriers (shared_storage.hpp): one per consumer that runs units alone.
+  static constexpr int kFullSets = kPingPong ? kConsumers : 1;
   static constexpr int kEmptyArrivals = kUnitConsumers * (kBlock ? kWarpgroupThreads : kWarpgroupThreads / 32);
   static_assert(kBlockM <= kMaxBlockM, "a TMA box holds at most 256 rows");
   // The 256 x 128 block tile gets 3 stages (its scale slots cost the fourth;

@@ -12,6 +12,7 @@
 #include <cuda/ptx>
 
 #include "gemm/sm90/kernel_args.hpp"
+#include "gemm/sm90/pingpong_state.hpp"  // full_set
 #include "gemm/sm90/ptx.cuh"
 #include "gemm/sm90/shared_storage.hpp"
 #include "gemm/sm90/tile_config.hpp"
@@ -236,12 +237,8 @@ struct PipelineState {
       phase ^= 1u;
     }
   }
-  // n advances at once (a ping-pong consumer passing the other's K blocks).
-  __device__ __forceinline__ void skip(int n) {
-    const int s = stage + n;
-    phase ^= static_cast<uint32_t>(s / kStages) & 1u;
-    stage = s % kStages;
-  }
+  __device__ __forceinline__ int full_index() const { return stage; }  // the stage's `full` barrier
 };
+
 
 }  // namespace fp8kit::sm90
