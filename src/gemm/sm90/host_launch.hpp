@@ -38,7 +38,8 @@ inline cudaError_t allow_smem(const void* fn, int smem, int device, std::atomic<
 // dependent access (kernel.cuh, and the grouped unit table in
 // tile_scheduler.cuh). Without the attribute griddepcontrol.wait returns at
 // once. `cluster` > 1: clusters of that many CTAs along the grid (the dense
-// path's 2-CTA multicast, cluster.cuh); `grid` is a multiple of it.
+// path's 2-CTA multicast, cluster.cuh, or a cluster split, cluster_split.cuh);
+// `grid` is a multiple of it.
 inline cudaError_t launch_kernel(const void* fn, int grid, int smem, cudaStream_t stream, void** kargs,
                                  bool programmatic, int cluster = 1) {
   cudaLaunchAttribute attrs[2]{};

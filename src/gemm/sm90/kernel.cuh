@@ -10,6 +10,7 @@
 //   cluster.cuh         2-CTA clusters: multicast halves, the peer's releases, start and teardown
 //   scales.cuh          scales and bias; block scales and the scale warp
 //   epilogue.cuh        split-K reduction, scales, conversion, TMA stores
+//   cluster_split.cuh   split-K through a cluster's distributed shared memory
 // The host side (tensor maps, plan, launch) is path.cu and plan.hpp (grouped:
 // grouped_path.cu, grouped_plan.hpp); both launch from kernel_table.cuh.
 //
@@ -44,6 +45,7 @@
 // ever the host pass, which needs the kernel's signature for its launch stub.
 #if FP8KIT_HAS_WGMMA
 #include "gemm/sm90/cluster.cuh"
+#include "gemm/sm90/cluster_split.cuh"
 #include "gemm/sm90/epilogue.cuh"
 #include "gemm/sm90/mainloop.cuh"
 #include "gemm/sm90/pingpong.cuh"
@@ -74,6 +76,12 @@ __device__ __forceinline__ void consume(const KernelArgs& p, const CUtensorMap* 
     RowFactors<T> rf;
     rf.load(p, w, Fragment(sub_row0<T>(w, consumer, 0), w.y0, thread).row0);
     mma_unit<T, TX, TY>(w, smem, ps, in_cluster<T>(p), consumer, thread, acc0, acc1, master);
+    if constexpr (Cfg::kClusterSplit)
+      if (p.cluster_splits > 1) {  // a cluster split: only its leader stores the tile
+        const bool leader = cluster_reduce<T>(p, smem, consumer, thread, master);
+        cuda::ptx::barrier_cluster_arrive();  // done with the other CTAs' memory (the kernel's end waits)
+        if (!leader) continue;
+      }
     if (!w.pad) epilogue<T>(p, tmap_d, w, u, consumer, thread, master, rf, cf, smem, store_pending);
   }
   // Shared memory must outlive the stores that read it.
@@ -110,10 +118,19 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     for (int s = Cfg::kStages; s < Cfg::kFullSets * Cfg::kStages; ++s)  // ping-pong: consumer 1's set
       cuda::ptx::mbarrier_init(&smem.full[s], 1 + (Cfg::kBlock ? kScaleWarpLanes : 0));
+    if constexpr (Cfg::kClusterSplit)
+      if (p.cluster_splits > 1) init_cluster_barriers(smem.cluster_ready);
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
   build_group_table<T>(p, smem);  // grouped tiles only
   sync_after_init<T>(p);
+  // A cluster split: every CTA's barriers are initialised before any CTA
+  // arrives on another's (cluster_split.cuh).
+  if constexpr (Cfg::kClusterSplit)
+    if (p.cluster_splits > 1) {
+      cuda::ptx::barrier_cluster_arrive();
+      cuda::ptx::barrier_cluster_wait();
+    }
   // Programmatic dependent launch: the next kernel of the stream may start
   // its CTAs on idle SMs now; it waits (griddepcontrol.wait) for this whole
   // grid before it reads anything this one writes.
@@ -131,6 +148,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     if constexpr (Cfg::kPingPong) consume_pingpong<T, TX, TY>(p, &tmap_d, smem, consumer, threadIdx.x % kWarpgroupThreads);
     else consume<T, TX, TY>(p, &tmap_d, smem, consumer, threadIdx.x % kWarpgroupThreads);
   }
+  // A cluster split: no CTA exits while another may still read its shared
+  // memory (the consumers arrived in consume, after their reduction).
+  if constexpr (Cfg::kClusterSplit)
+    if (p.cluster_splits > 1) {
+      if (warpgroup == 0) cuda::ptx::barrier_cluster_arrive();
+      cuda::ptx::barrier_cluster_wait();
+    }
 }
 
 }  // namespace fp8kit::sm90

@@ -81,6 +81,9 @@ cudaError_t allow_kernel_smem(const Kernel& kern, int device) {
 
 int max_smem() { return sm90::max_smem(kKernels); }
 
+// sm90::cluster_fit's resident_clusters answers, per cluster size and device.
+std::atomic<int> g_split_clusters[sm90::kMaxClusterSplit + 1][sm90::kAttrDevices];
+
 bool is_block(const GemmParams& p) { return p.a_scale_mode == FP8KIT_SCALE_BLOCK; }
 
 fp8kit_tensor_cores tensor_cores(int cap) {
@@ -118,7 +121,7 @@ sm90::Schedule schedule_override() {
 
 sm90::Plan plan_of(const GemmParams& p, const DeviceInfo& dev, size_t workspace_available) {
   return sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, workspace_available, cluster_override(),
-                         schedule_override());
+                         schedule_override(), sm90::cluster_fit(dev));
 }
 
 size_t workspace_size(const GemmParams& p, const DeviceInfo& dev) { return plan_of(p, dev, SIZE_MAX).workspace_bytes(); }
@@ -151,7 +154,8 @@ sm90::KernelArgs kernel_args(const GemmParams& p, const sm90::Plan& pl, const La
   args.weights_first = env.programmatic_launch;
   args.cluster = {pl.cluster, pl.share_x ? 1 : 0};
   args.partial_regs = pl.partial_regs;
-  if (pl.splits > 1) {  // the workspace: counters, then partials (plan.hpp)
+  args.cluster_splits = pl.cluster_splits > 1 ? pl.cluster_splits : 0;
+  if (pl.splits > 1 && pl.cluster_splits == 1) {  // the workspace: counters, then partials (plan.hpp)
     args.counters = static_cast<unsigned*>(env.workspace);
     args.partials = reinterpret_cast<float*>(static_cast<char*>(env.workspace) + pl.counter_bytes);
   }
@@ -161,6 +165,22 @@ sm90::KernelArgs kernel_args(const GemmParams& p, const sm90::Plan& pl, const La
 }  // namespace
 
 namespace sm90 {
+
+// Every dense tile has one CTA per SM (over half the SM's shared memory), so
+// the 128 x 128 kernel answers for all of them.
+ClusterFit cluster_fit(const DeviceInfo& dev) {
+  ClusterFit fit;
+  if (dev.device < 0 || dev.device >= kAttrDevices) return fit;
+  const Kernel& kern = kKernels[static_cast<int>(Tile::k128x128)][0][0];
+  if (allow_kernel_smem(kern, dev.device) != cudaSuccess) {
+    cudaGetLastError();  // not sticky; no cluster split then
+    return fit;
+  }
+  for (int s = 2; s <= kMaxClusterSplit; ++s)
+    fit.ctas[s] = s * resident_clusters(reinterpret_cast<const void*>(kern.fn), kern.smem, s, dev.device,
+                                        g_split_clusters[s]);
+  return fit;
+}
 
 cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
                         const Plan& pl, const char** kernel_name) {
@@ -174,6 +194,9 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
   const Kernel& kern = kKernels[static_cast<int>(pl.tile)][tx == E5][ty == E5];
   if (kernel_name) *kernel_name = kern.name;
 
+  // A cluster split needs the tile's cluster-split code (tile_config.hpp);
+  // without it each CTA would store its own K range's sum.
+  if (pl.cluster_splits > 1 && !tile_has_cluster_split(pl.tile)) return cudaErrorInvalidValue;
   KernelArgs args = kernel_args(p, pl, env);
   CUtensorMap map_x{}, map_y{}, map_d{};
   // 2-CTA clusters: the shared side's boxes are half a tile (cluster.cuh).
@@ -181,7 +204,7 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
   if (!encode(&map_x, x, args.rows_x, p.k, ldx, halve_x ? pl.block_m / 2 : pl.block_m) ||
       !encode(&map_y, y, args.rows_y, p.k, ldy, halve_y ? pl.block_n / 2 : pl.block_n) || !encode_d(&map_d, p))
     return cudaErrorInvalidValue;
-  if (pl.splits > 1 && !env.workspace_zeroed) {
+  if (pl.splits > 1 && pl.cluster_splits == 1 && !env.workspace_zeroed) {
     // The last split of each tile leaves its counter at zero again, but
     // memory lent without the zeroed promise may hold anything. With it
     // there is no memset, whose graph node would also break the
@@ -197,7 +220,8 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
     if (resident > 0) grid = std::min(grid, resident * pl.cluster);
   }
   void* kargs[] = {&map_x, &map_y, &map_d, &args};
-  return launch_kernel(fn, grid, kern.smem, stream, kargs, env.programmatic_launch, pl.cluster);
+  return launch_kernel(fn, grid, kern.smem, stream, kargs, env.programmatic_launch,
+                       pl.cluster_splits > 1 ? pl.cluster_splits : pl.cluster);
 }
 
 }  // namespace sm90

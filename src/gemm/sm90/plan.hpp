@@ -74,6 +74,7 @@ struct Plan {
   int k_blocks, splits, kb_per_split, num_units, grid;
   int cluster = 1;        // CTAs per cluster: 2 runs paired tiles with TMA multicast (pair_tiles)
   bool share_x = false;   // cluster 2: X is shared (pairs along Y), else Y (pairs along X)
+  int cluster_splits = 1;  // cluster split (cluster_split.cuh): CTAs per cluster = splits; 1: none
   int partial_regs;       // accumulator registers per thread a split-K partial keeps
   size_t counter_bytes;   // split-K arrival counters (kCounterBytes; 0 without split-K), at offset 0
   size_t partial_bytes;   // split-K partial tiles (0 without split-K), after the counters
@@ -146,6 +147,81 @@ inline Plan plan_for(Tile t, int splits, int m, int n, int k, int sm_count, size
   pl.num_units = static_cast<int>(units);
   pl.grid = static_cast<int>(std::min<int64_t>(units, sm_count));
   return pl;
+}
+
+// Cluster split: how many CTAs can run at once in clusters of S CTAs (the
+// device's answer, cudaOccupancyMaxActiveClusters x S: clusters live inside
+// one GPC, so this can be below the SM count); 0 where unknown, and
+// everywhere in a default ClusterFit, which plans no cluster split.
+struct ClusterFit {
+  int ctas[kMaxClusterSplit + 1] = {};
+};
+
+// Cluster split rules, fitted to the v13-csplit device run (docs/perf.md):
+// - a decode CTA of a cluster keeps at least kMinClusterKBlocksDecode K
+//   blocks: 16x2112x7168 per launch took 12.4 us at 3-4 CTAs per tile (14-19
+//   K blocks each), 13.0 at 6 (9-10); 1x7168x2048 10.6 us at 2 CTAs of 8 K
+//   blocks against 9.9 unsplit;
+// - a workspace split costs about kWorkspaceSplitCostKBlocks K blocks of a
+//   CTA's stream more than a cluster split (graph-timed with programmatic
+//   launch: 1x4096x7168 14.3 us at 4 workspace splits, 12.2 at clusters of
+//   3; 1x5120x32768 48 us at 3 workspace splits, 68 at clusters of 2: the
+//   longer stream per CTA costs more than the round trip saves).
+constexpr int kMinClusterKBlocksDecode = 12;
+constexpr int kWorkspaceSplitCostKBlocks = 10;
+
+// The plan of tile `t` split over clusters of `s` CTAs (2..8): one unit per
+// CTA, grid = tiles x s, and no workspace. The K blocks go ceil(k_blocks /
+// s) to a CTA, so the last CTAs may get fewer or none (the kernel handles
+// an empty split). Tiles without the cluster split's code
+// (tile_has_cluster_split) keep the unsplit plan.
+inline Plan cluster_split_plan(Tile t, int s, int m, int n, int k, int sm_count) {
+  Plan pl = plan_for(t, 1, m, n, k, sm_count, 0);
+  if (!tile_has_cluster_split(t)) return pl;
+  s = std::max(2, std::min(s, kMaxClusterSplit));
+  const int64_t tiles = int64_t{pl.tiles_x} * pl.tiles_y;
+  pl.cluster_splits = pl.splits = s;
+  pl.kb_per_split = static_cast<int>(ceil_div(pl.k_blocks, s));
+  pl.num_units = pl.grid = static_cast<int>(tiles * s);
+  return pl;
+}
+
+// The largest cluster size S in 2..max_s whose grid (tiles x S) runs in one
+// wave and whose CTAs keep at least `min_kb` K blocks each (none empty); 1
+// if none.
+inline int cluster_split_size(int64_t tiles, int k_blocks, int min_kb, int max_s, const ClusterFit& fit) {
+  for (int s = std::min(max_s, kMaxClusterSplit); s >= 2; --s)
+    if (tiles * s <= fit.ctas[s] && k_blocks / s >= min_kb && (s - 1) * ceil_div(k_blocks, s) < k_blocks) return s;
+  return 1;
+}
+
+// Decode (swapped tile, one tile along Y, fewer weight tiles than SMs): the
+// largest cluster split that fits one wave with full streams per CTA,
+// unless the workspace plan `ws` (v12's split, where the caller lent the
+// workspace) streams shorter by more than a workspace split costs. 1 in
+// `cluster` when none is taken.
+inline Plan decode_cluster_split(Tile t, int m, int n, int k, int sm_count, const ClusterFit& fit, const Plan& ws) {
+  const Plan one = plan_for(t, 1, m, n, k, sm_count, 0);
+  const int64_t tiles = int64_t{one.tiles_x} * one.tiles_y;
+  const int s = cluster_split_size(tiles, one.k_blocks, kMinClusterKBlocksDecode, kMaxClusterSplit, fit);
+  if (s < 2) return one;
+  if (ws.splits > 1 && ws.kb_per_split + kWorkspaceSplitCostKBlocks < ceil_div(one.k_blocks, s)) return one;
+  return cluster_split_plan(t, s, m, n, k, sm_count);
+}
+
+// Normal tiles below one wave whose workspace split-K (`splits` ways) has no
+// workspace: the 128 x 128 tile in clusters of up to as many CTAs. Where the
+// workspace is lent, its split stays: in the v13-csplit run the cluster
+// splits of normal tiles tied with it at best (128x4096x4096 14.5 us in
+// clusters of 2, 14.3 at 2 workspace splits, 16.1 unsplit) and lost where
+// they fit fewer CTAs (128x5120x32768 block), and the 256 x 128 tile in
+// clusters lost to the unsplit 128 x 128 one (512x2112x7168: 29.1 us in
+// clusters of 3, 23.5 unsplit). 1 in `cluster_splits` when none fits.
+inline Plan normal_cluster_split(Tile large, int splits, int m, int n, int k, int sm_count, const ClusterFit& fit) {
+  const Plan one = plan_for(large, 1, m, n, k, sm_count, 0);
+  const int64_t tiles = int64_t{one.tiles_x} * one.tiles_y;
+  const int s = cluster_split_size(tiles, one.k_blocks, kMinSplitKBlocksLarge, splits, fit);
+  return s > 1 ? cluster_split_plan(large, s, m, n, k, sm_count) : one;
 }
 
 // Decode split count: as many splits as fill one wave, each keeping
@@ -248,14 +324,21 @@ inline Plan cluster_plan(Plan pl, int sm_count, ClusterForce force) {
 // FP8KIT_SM90_CLUSTER).
 // Splits are costly here: a split writes and reads back an f32 partial tile,
 // 4x the bytes of its bf16 output (measured in docs/perf.md).
+// Cluster splits (`fit`: the device's cluster capacity; the default plans
+// none): decode_cluster_split for decode, where they beat the workspace
+// split; normal_cluster_split for the normal tiles only where the workspace
+// split has no workspace. They need none, so callers without one (the
+// Python front end) get split-K too.
 inline Plan cooperative_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available,
-                             ClusterForce cluster = ClusterForce::kPlan) {
+                             ClusterForce cluster = ClusterForce::kPlan, const ClusterFit& fit = ClusterFit{}) {
   const bool swap = m <= kSwapMaxM;
   const int k_blocks = static_cast<int>(ceil_div(k, kBlockK));
   if (swap) {
     const Tile t = block_scales ? Tile::k128x64SwapBlock : Tile::k128x64Swap;
-    return plan_for(t, decode_splits(plan_for(t, 1, m, n, k, sm_count, 0), sm_count), m, n, k, sm_count,
-                    workspace_available);
+    const Plan ws = plan_for(t, decode_splits(plan_for(t, 1, m, n, k, sm_count, 0), sm_count), m, n, k, sm_count,
+                             workspace_available);
+    if (const Plan c = decode_cluster_split(t, m, n, k, sm_count, fit, ws); c.cluster_splits > 1) return c;
+    return ws;
   }
   const Tile large = block_scales ? Tile::k128x128Block : Tile::k128x128;
   const Tile wide = block_scales ? Tile::k256x128Block : Tile::k256x128;
@@ -274,7 +357,10 @@ inline Plan cooperative_plan(int m, int n, int k, bool block_scales, int sm_coun
   }
   const int splits =
       std::max(1, std::min(static_cast<int>(sm_count / large_tiles), k_blocks / kMinSplitKBlocksLarge));
-  return cluster_plan(plan_for(large, splits, m, n, k, sm_count, workspace_available), sm_count, cluster);
+  const Plan ws = plan_for(large, splits, m, n, k, sm_count, workspace_available);
+  if (splits > 1 && ws.splits == 1)  // no workspace for it
+    if (const Plan c = normal_cluster_split(large, splits, m, n, k, sm_count, fit); c.cluster_splits > 1) return c;
+  return cluster_plan(ws, sm_count, cluster);
 }
 
 // ---- Schedule: cooperative or ping-pong (issue 11) -----------------------------
@@ -292,10 +378,13 @@ inline bool pingpong_wins(const Plan& coop, int sm_count) {
 
 // The cooperative plan, or its ping-pong twin (never split, never swapped,
 // never clustered) where the schedule asks for it or the rule above picks it.
+// `fit`: the device's cluster capacity (cooperative_plan's cluster splits;
+// the default plans none).
 inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available,
-                      ClusterForce cluster = ClusterForce::kPlan, Schedule schedule = Schedule::kAuto) {
-  const Plan coop = cooperative_plan(m, n, k, block_scales, sm_count, workspace_available, cluster);
-  if (coop.swap || schedule == Schedule::kCooperative) return coop;
+                      ClusterForce cluster = ClusterForce::kPlan, Schedule schedule = Schedule::kAuto,
+                      const ClusterFit& fit = ClusterFit{}) {
+  const Plan coop = cooperative_plan(m, n, k, block_scales, sm_count, workspace_available, cluster, fit);
+  if (coop.swap || coop.cluster_splits > 1 || schedule == Schedule::kCooperative) return coop;
   if (schedule == Schedule::kAuto && !pingpong_wins(coop, sm_count)) return coop;
   const Tile t = block_scales ? Tile::k128x128PingPongBlock : Tile::k128x128PingPong;
   return plan_for(t, 1, m, n, k, sm_count, workspace_available);

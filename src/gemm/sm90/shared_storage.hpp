@@ -42,6 +42,9 @@ struct SharedStorage : GroupTable<TileConfig<T>::kGrouped> {
   uint64_t full[Cfg::kFullSets * Cfg::kStages];  // TMA bytes (+ the scale warp's arrivals) landed; per set
   uint64_t empty[Cfg::kStages];  // the consumers are done with the stage
   unsigned last_flag[kConsumers];  // split-K: this consumer's tile part arrived last
+  // Cluster split (cluster_split.cuh), per consumer: the partner's partial of
+  // tree level l is ready to read.
+  uint64_t cluster_ready[kClusterLevels][kConsumers];
 
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage)) + kSwizzleAtomBytes;
 };

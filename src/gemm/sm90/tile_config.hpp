@@ -31,6 +31,10 @@ constexpr int kOutChunkBytes = 128;      // bytes of a D store box row: one 128B
 constexpr int kMaxBlockM = 256;          // the largest tile's kernel rows (TMA boxes hold at most 256)
 constexpr int kWideBlockN = 192;         // kernel columns of the 128 x 192 tiles
 constexpr int kMaxColFactorsPerThread = 2;  // ceil(largest BN / 128)
+// Cluster split (cluster_split.cuh): at most 8 CTAs of a cluster (the portable
+// cluster size) split one tile's K range, reduced in a tree of 3 levels.
+constexpr int kMaxClusterSplit = 8;
+constexpr int kClusterLevels = 3;  // log2(kMaxClusterSplit)
 
 // Tile configurations, named by kernel rows x columns (BN is the wgmma N):
 //   k128x128, k128x128Block:         normal (X = A), non-block / block scales
@@ -85,6 +89,13 @@ constexpr int kMaxGroupedExperts = 1024;
 // kernels 2-4% when not clustered (docs/perf.md, v13-mcast). The plan
 // (plan.hpp, cluster_legal) asks this too.
 constexpr bool tile_has_clusters(Tile t) { return t == Tile::k256x128Block; }
+// The cluster split (split-K through a cluster's distributed shared memory,
+// cluster_split.cuh) is compiled into the tiles its plan rules take: the
+// swapped decode tiles and the 128 x 128 tiles (plan.hpp); the others
+// compile none of its code.
+constexpr bool tile_has_cluster_split(Tile t) {
+  return t == Tile::k128x128 || t == Tile::k128x128Block || t == Tile::k128x64Swap || t == Tile::k128x64SwapBlock;
+}
 
 template <Tile T>
 struct TileConfig {
@@ -104,6 +115,7 @@ struct TileConfig {
   static constexpr bool kWideTile = (T == Tile::k256x128 || T == Tile::k256x128Block);
   // 2-CTA clusters with multicast (cluster.cuh); the other tiles compile no cluster code.
   static constexpr bool kClusters = tile_has_clusters(T);
+  static constexpr bool kClusterSplit = tile_has_cluster_split(T);
   static constexpr int kBlockM = kWideTile ? 256 : 128;
   // m64 sub-tiles per consumer warpgroup: 1, or 2 in the 256 x 128 and
   // ping-pong tiles.
