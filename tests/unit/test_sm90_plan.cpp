@@ -66,8 +66,9 @@ void expect_consistent(const Plan& p, int m, int n, int k, bool block, int sms, 
     EXPECT_EQ(p.grid, 2 * std::min<int64_t>(p.num_units, sms / 2));
     EXPECT_LE(sm90::waves_of(p.num_units, sms / 2), sm90::waves_of(tiles, sms));
   }
-  // Workspace: none without a split; a split's fits what the caller has.
-  if (p.splits == 1) {
+  // Workspace: none without a split, nor for a cluster split (its partials
+  // stay on chip); a workspace split's fits what the caller has.
+  if (p.splits == 1 || p.cluster_splits > 1) {
     EXPECT_EQ(p.workspace_bytes(), 0u);
   } else {
     EXPECT_LE(p.workspace_bytes(), ws);
@@ -294,6 +295,107 @@ TEST(Sm90Plan, ClustersWhereLegalAndWorthIt) {
   const Plan odd = sm90::make_plan(4096, 28672, 4096, true, 131, kAnyWorkspace);
   EXPECT_EQ(odd.cluster, 2);
   EXPECT_EQ(odd.grid % 2, 0);
+}
+
+// ---- Cluster split (plan.hpp: cluster_split_plan, decode_cluster_split, normal_cluster_split) ----
+
+// An idealised device: every SM takes a CTA of a cluster of any size.
+sm90::ClusterFit full_fit(int sms) {
+  sm90::ClusterFit f;
+  for (int s = 2; s <= sm90::kMaxClusterSplit; ++s) f.ctas[s] = sms - sms % s;
+  return f;
+}
+
+TEST(Sm90Plan, ClusterPlansFitOneWaveWithoutWorkspace) {
+  std::mt19937 g(20261201);
+  std::uniform_int_distribution<int> small_m(1, 600), big(1, 12000), kk(1, 2000);
+  const int sm_counts[] = {8, 78, kH200Sms, 170};
+  int clusters = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const int m = (i % 2 == 0) ? small_m(g) : big(g);
+    const int n = big(g);
+    const int k = 16 * kk(g);
+    const bool block = i % 3 == 0;
+    const int sms = sm_counts[i % 4];
+    sm90::ClusterFit fit = full_fit(sms);
+    if (i % 5 == 0) fit.ctas[8] = fit.ctas[7] = 0;  // a device without room for the largest clusters
+    for (size_t ws : {size_t{0}, kAnyWorkspace}) {
+      const Plan p = sm90::make_plan(m, n, k, block, sms, ws, sm90::ClusterForce::kPlan, fit);
+      expect_consistent(p, m, n, k, block, sms, ws);
+      if (p.cluster_splits == 1) continue;
+      SCOPED_TRACE(label(m, n, k, block, sms, ws));
+      ++clusters;
+      EXPECT_GE(p.cluster_splits, 2);
+      EXPECT_EQ(p.cluster, 1);  // no 2-CTA multicast with it
+      EXPECT_LE(p.cluster_splits, sm90::kMaxClusterSplit);
+      EXPECT_EQ(p.splits, p.cluster_splits);
+      EXPECT_EQ(p.workspace_bytes(), 0u);
+      EXPECT_EQ(p.grid, p.num_units);  // one unit per CTA
+      EXPECT_LE(p.grid, fit.ctas[p.cluster_splits]);
+      EXPECT_GE(p.kb_per_split, p.swap ? sm90::kMinClusterKBlocksDecode : sm90::kMinSplitKBlocksLarge);
+    }
+  }
+  EXPECT_GT(clusters, 100);
+}
+
+TEST(Sm90Plan, NoClusterSplitWithoutTheDevicesFit) {
+  for (int m : {1, 16, 128, 200, 512})
+    for (int n : {300, 2112, 4096})
+      EXPECT_EQ(sm90::make_plan(m, n, 7168, false, kH200Sms, kAnyWorkspace).cluster_splits, 1) << m << "x" << n;
+}
+
+TEST(Sm90Plan, ForcedClusterPlanKeepsItsSizeAndMayLeaveCtasEmpty) {
+  // 5 K blocks over 4 CTAs: 2, 2, 1, 0.
+  const Plan p = sm90::cluster_split_plan(Tile::k128x128, 4, 200, 300, 4 * 128 + 16, kH200Sms);
+  EXPECT_EQ(p.cluster_splits, 4);
+  EXPECT_EQ(p.splits, 4);
+  EXPECT_EQ(p.kb_per_split, 2);
+  EXPECT_EQ(p.num_units, 2 * 3 * 4);
+  EXPECT_EQ(p.grid, p.num_units);
+  EXPECT_EQ(p.workspace_bytes(), 0u);
+  EXPECT_EQ(sm90::cluster_split_plan(Tile::k128x64Swap, 12, 1, 300, 4096, kH200Sms).cluster_splits,
+            sm90::kMaxClusterSplit);
+  // Tiles compiled without the cluster split keep their unsplit plan.
+  for (Tile t : {Tile::k256x128, Tile::k256x128Block, Tile::k128x192, Tile::k128x192Block})
+    EXPECT_EQ(sm90::cluster_split_plan(t, 4, 300, 300, 4096, kH200Sms).cluster_splits, 1) << static_cast<int>(t);
+}
+
+// The cluster choices on the H200 (its capacity per cluster size as the
+// v13-csplit run measured it; the choices fitted there: docs/perf.md).
+TEST(Sm90Plan, ClusterChoicesOnTheH200) {
+  sm90::ClusterFit h200;
+  const int ctas[] = {0, 0, 132, 117, 120, 110, 102, 105, 120};
+  std::copy(std::begin(ctas), std::end(ctas), h200.ctas);
+  struct Pin {
+    int m, n, k;
+    bool block;
+    size_t ws;
+    Tile tile;
+    int cluster, splits;
+  };
+  const Pin pins[] = {
+      {1, 4096, 4096, false, kAnyWorkspace, Tile::k128x64Swap, 2, 2},     // graph 9.5 -> 8.7 us (3 per cluster)
+      {16, 2112, 7168, false, kAnyWorkspace, Tile::k128x64Swap, 4, 4},    // 12.4 us; 6 per cluster 13.0, 3 workspace 14.4
+      {1, 4096, 7168, false, kAnyWorkspace, Tile::k128x64Swap, 3, 3},     // graph 14.3 -> 12.2 (4 workspace splits before)
+      {1, 4096, 14336, false, kAnyWorkspace, Tile::k128x64Swap, 3, 3},    // graph 21.7 -> 20.5
+      {1, 8192, 28672, false, kAnyWorkspace, Tile::k128x64Swap, 2, 2},    // graph 63.5 -> 60.7
+      {1, 7168, 2048, false, kAnyWorkspace, Tile::k128x64Swap, 1, 1},     // 8 K blocks per CTA: unsplit is faster
+      {1, 5120, 32768, false, kAnyWorkspace, Tile::k128x64Swap, 1, 3},    // 3 workspace splits: 48 us, clusters of 2: 68
+      {1, 5120, 32768, false, 0, Tile::k128x64Swap, 2, 2},                // no workspace: clusters of 2
+      {5, 300, 8320, false, kAnyWorkspace, Tile::k128x64Swap, 5, 5},      // the GPU tests' decode shape
+      {1, 57344, 8192, false, kAnyWorkspace, Tile::k128x64Swap, 1, 1},    // a full grid
+      {200, 300, 4224, false, kAnyWorkspace, Tile::k128x128, 1, 4},       // workspace split-K stays
+      {200, 300, 4224, false, 0, Tile::k128x128, 4, 4},                   // no workspace: clusters instead
+      {128, 4096, 4096, false, 0, Tile::k128x128, 3, 3},                  // 4 would not fit one wave (120 CTAs)
+      {512, 2112, 7168, true, 0, Tile::k128x128Block, 1, 1},              // 68 tiles: no split
+  };
+  for (const Pin& pin : pins) {
+    const Plan p = sm90::make_plan(pin.m, pin.n, pin.k, pin.block, kH200Sms, pin.ws, sm90::ClusterForce::kPlan, h200);
+    SCOPED_TRACE(label(pin.m, pin.n, pin.k, pin.block, kH200Sms, pin.ws));
+    EXPECT_EQ(static_cast<int>(p.tile), static_cast<int>(pin.tile));
+    EXPECT_EQ(p.cluster_splits, pin.cluster);
+    EXPECT_EQ(p.splits, pin.splits);
+  }
 }
 
 template <Tile T>
