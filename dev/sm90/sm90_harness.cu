@@ -279,7 +279,8 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, const
   env.workspace_zeroed = true;
   const bool block = mode == fp8bench::Mode::Block;
   const sm90::ClusterFit fit = sm90::cluster_fit(dev);
-  const sm90::Plan chosen = sm90::make_plan(p.m, p.n, p.k, block, dev.sm_count, kWorkspace, sm90::ClusterForce::kPlan, fit);
+  const sm90::Plan chosen = sm90::make_plan(p.m, p.n, p.k, block, dev.sm_count, kWorkspace, sm90::ClusterForce::kPlan,
+                                            sm90::Schedule::kAuto, fit);
   std::vector<sm90::Plan> plans{chosen};
   if (sweep) {
     plans.clear();
@@ -297,7 +298,8 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, const
     for (sm90::Tile t : tiles)
       for (int s = 2; s <= sm90::kMaxClusterSplit; ++s) {
         const sm90::Plan pl = sm90::cluster_split_plan(t, s, p.m, p.n, p.k, dev.sm_count);
-        if (pl.grid <= fit.ctas[s] && (s - 1) * pl.kb_per_split < pl.k_blocks) plans.push_back(pl);
+        if (pl.cluster_splits == s && pl.grid <= fit.ctas[s] && (s - 1) * pl.kb_per_split < pl.k_blocks)
+          plans.push_back(pl);
       }
   }
   const double flop = 2.0 * m * n * k, bytes = static_cast<double>(ab + m * n * 2);

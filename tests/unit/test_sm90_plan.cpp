@@ -320,7 +320,7 @@ TEST(Sm90Plan, ClusterPlansFitOneWaveWithoutWorkspace) {
     sm90::ClusterFit fit = full_fit(sms);
     if (i % 5 == 0) fit.ctas[8] = fit.ctas[7] = 0;  // a device without room for the largest clusters
     for (size_t ws : {size_t{0}, kAnyWorkspace}) {
-      const Plan p = sm90::make_plan(m, n, k, block, sms, ws, sm90::ClusterForce::kPlan, fit);
+      const Plan p = sm90::make_plan(m, n, k, block, sms, ws, sm90::ClusterForce::kPlan, sm90::Schedule::kAuto, fit);
       expect_consistent(p, m, n, k, block, sms, ws);
       if (p.cluster_splits == 1) continue;
       SCOPED_TRACE(label(m, n, k, block, sms, ws));
@@ -390,7 +390,8 @@ TEST(Sm90Plan, ClusterChoicesOnTheH200) {
       {512, 2112, 7168, true, 0, Tile::k128x128Block, 1, 1},              // 68 tiles: no split
   };
   for (const Pin& pin : pins) {
-    const Plan p = sm90::make_plan(pin.m, pin.n, pin.k, pin.block, kH200Sms, pin.ws, sm90::ClusterForce::kPlan, h200);
+    const Plan p = sm90::make_plan(pin.m, pin.n, pin.k, pin.block, kH200Sms, pin.ws, sm90::ClusterForce::kPlan,
+                                   sm90::Schedule::kAuto, h200);
     SCOPED_TRACE(label(pin.m, pin.n, pin.k, pin.block, kH200Sms, pin.ws));
     EXPECT_EQ(static_cast<int>(p.tile), static_cast<int>(pin.tile));
     EXPECT_EQ(p.cluster_splits, pin.cluster);
