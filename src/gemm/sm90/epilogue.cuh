@@ -223,14 +223,15 @@ __device__ __forceinline__ bool reduce_splits(const KernelArgs& p, const Unit& w
 }
 
 // Epilogue of one unit for one consumer warpgroup: split-K reduction when the
-// unit is a split, then scales, bias, conversion and stores.
+// unit is a split of a workspace split-K, then scales, bias, conversion and stores.
 template <Tile T>
 __device__ __forceinline__ void epilogue(const KernelArgs& p, const CUtensorMap* tmap_d, const Unit& w, int unit,
                                          int consumer, int thread, Accumulators<T>& acc, const RowFactors<T>& rf,
                                          const ColFactor& cf, SharedStorage<T>& smem, bool& store_pending) {
   using Cfg = TileConfig<T>;
   constexpr int BN = Cfg::kBlockN;
-  if (p.splits > 1 && !reduce_splits<T>(p, w, unit, consumer, thread, acc, smem.last_flag)) return;
+  // Split-K through the workspace (a cluster split lends none: cluster_split.cuh).
+  if (p.partials != nullptr && !reduce_splits<T>(p, w, unit, consumer, thread, acc, smem.last_flag)) return;
 
   float row_bias[Cfg::kSubTiles][2];
 #pragma unroll

@@ -37,20 +37,48 @@ inline cudaError_t allow_smem(const void* fn, int smem, int device, std::atomic<
 // before it in the stream finishes; its griddepcontrol.wait orders every
 // dependent access (kernel.cuh, and the grouped unit table in
 // tile_scheduler.cuh). Without the attribute griddepcontrol.wait returns at
-// once.
+// once. `cluster` > 1: clusters of that many CTAs along the grid (a cluster
+// split, cluster_split.cuh; grid a multiple of it).
 inline cudaError_t launch_kernel(const void* fn, int grid, int smem, cudaStream_t stream, void** kargs,
-                                 bool programmatic) {
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
+                                 bool programmatic, int cluster = 1) {
+  cudaLaunchAttribute attrs[2]{};
+  unsigned count = 0;
+  if (programmatic) {
+    attrs[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[count++].val.programmaticStreamSerializationAllowed = 1;
+  }
+  if (cluster > 1) {
+    attrs[count].id = cudaLaunchAttributeClusterDimension;
+    attrs[count++].val.clusterDim = {static_cast<unsigned>(cluster), 1, 1};
+  }
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(grid);
   config.blockDim = dim3(kThreads);
   config.dynamicSmemBytes = static_cast<size_t>(smem);
   config.stream = stream;
-  config.attrs = &attr;
-  config.numAttrs = programmatic ? 1 : 0;
+  config.attrs = attrs;
+  config.numAttrs = count;
   return cudaLaunchKernelExC(&config, fn, kargs);
+}
+
+// CTAs that can run at once in clusters of `cluster` CTAs of kernel `fn`
+// (its shared-memory limit already raised): 0 where the device cannot say.
+inline int cluster_capacity(const void* fn, int smem, int cluster) {
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim = {static_cast<unsigned>(cluster), 1, 1};
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(cluster);
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = static_cast<size_t>(smem);
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  int clusters = 0;
+  if (cudaOccupancyMaxActiveClusters(&clusters, fn, &config) != cudaSuccess) {
+    cudaGetLastError();  // not sticky; leave no error behind
+    return 0;
+  }
+  return clusters * cluster;
 }
 
 // cuTensorMapEncodeTiled from the driver through cudart (fp8kit does not link

@@ -9,6 +9,7 @@
 //   mainloop.cuh        TMA producer and the consumers' K loop
 //   scales.cuh          scales and bias; block scales and the scale warp
 //   epilogue.cuh        split-K reduction, scales, conversion, TMA stores
+//   cluster_split.cuh   split-K through a cluster's distributed shared memory
 // The host side (tensor maps, plan, launch) is path.cu and plan.hpp (grouped:
 // grouped_path.cu, grouped_plan.hpp); both launch from kernel_table.cuh.
 //
@@ -41,6 +42,7 @@
 // device pass outside FP8KIT_HAS_WGMMA, so the #else branch below is only
 // ever the host pass, which needs the kernel's signature for its launch stub.
 #if FP8KIT_HAS_WGMMA
+#include "gemm/sm90/cluster_split.cuh"
 #include "gemm/sm90/epilogue.cuh"
 #include "gemm/sm90/mainloop.cuh"
 #include "gemm/sm90/ptx.cuh"
@@ -70,6 +72,8 @@ __device__ __forceinline__ void consume(const KernelArgs& p, const CUtensorMap* 
     RowFactors<T> rf;
     rf.load(p, w, Fragment(sub_row0<T>(w, consumer, 0), w.y0, thread).row0);
     mma_unit<T, TX, TY>(w, smem, ps, consumer, thread, acc0, acc1, master);
+    if constexpr (!Cfg::kGrouped)  // a cluster split: only its leader stores the tile
+      if (p.cluster_splits > 1 && !cluster_reduce<T>(p, smem, consumer, thread, master)) continue;
     epilogue<T>(p, tmap_d, w, u, consumer, thread, master, rf, cf, smem, store_pending);
   }
   // Shared memory must outlive the stores that read it.
@@ -96,10 +100,17 @@ __global__ void __launch_bounds__(kThreads, 1)
       // One arrive per consumer warp; in block tiles, per consumer thread.
       cuda::ptx::mbarrier_init(&smem.empty[s], Cfg::kBlock ? kConsumers * kWarpgroupThreads : kConsumerWarps);
     }
+    if (p.cluster_splits > 1) init_cluster_barriers(smem.cluster_ready, smem.cluster_read);
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
   build_group_table<T>(p, smem);  // grouped tiles only
   __syncthreads();
+  // A cluster split: every CTA's barriers are initialised before any CTA
+  // arrives on another's (cluster_split.cuh).
+  if (p.cluster_splits > 1) {
+    cuda::ptx::barrier_cluster_arrive();
+    cuda::ptx::barrier_cluster_wait();
+  }
   // Programmatic dependent launch: the next kernel of the stream may start
   // its CTAs on idle SMs now; it waits (griddepcontrol.wait) for this whole
   // grid before it reads anything this one writes.

@@ -63,6 +63,8 @@ struct KernelArgs {
   float* partials;          // split-K: [num_units][kConsumers][sub-tiles][partial_regs][128 threads] f32
   int partial_regs;         //   registers of a partial (the accumulator's first ones; plan.hpp)
   unsigned* counters;       // split-K: [tiles * kConsumers] arrival counts, zero at launch and left zero
+  int cluster_splits;       // cluster split (cluster_split.cuh): CTAs of a cluster that split one tile's K
+                            //   range, = splits, one unit per CTA; 0: none (partials then hold a workspace split)
   int weights_first;        // programmatic launch: the first stages' weight tiles go out before
                             //   griddepcontrol.wait (mainloop.cuh); 0: X and Y per stage in order
   GroupedArgs grouped;      // grouped tiles only (num_units, tiles_x / y unused there)

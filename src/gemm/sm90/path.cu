@@ -58,6 +58,9 @@ cudaError_t allow_kernel_smem(const Kernel& kern, int device) {
 
 int max_smem() { return sm90::max_smem(kKernels); }
 
+// sm90::cluster_fit's answers per device and cluster size, + 1 (0: not asked yet).
+std::atomic<int> g_cluster_ctas[sm90::kAttrDevices][sm90::kMaxClusterSplit + 1];
+
 bool is_block(const GemmParams& p) { return p.a_scale_mode == FP8KIT_SCALE_BLOCK; }
 
 fp8kit_tensor_cores tensor_cores(int cap) {
@@ -82,7 +85,8 @@ bool accepts(const GemmParams& p, const DeviceInfo& dev, std::string* why) {
 }
 
 size_t workspace_size(const GemmParams& p, const DeviceInfo& dev) {
-  return sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, SIZE_MAX).workspace_bytes();
+  return sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, SIZE_MAX, sm90::cluster_fit(dev))
+      .workspace_bytes();
 }
 
 // The kernel's arguments in X / Y terms (kernel_args.hpp): the one place
@@ -112,7 +116,8 @@ sm90::KernelArgs kernel_args(const GemmParams& p, const sm90::Plan& pl, const La
   args.d_type = p.d_type;
   args.weights_first = env.programmatic_launch;
   args.partial_regs = pl.partial_regs;
-  if (pl.splits > 1) {  // the workspace: counters, then partials (plan.hpp)
+  args.cluster_splits = pl.cluster > 1 ? pl.cluster : 0;
+  if (pl.splits > 1 && pl.cluster == 1) {  // the workspace: counters, then partials (plan.hpp)
     args.counters = static_cast<unsigned*>(env.workspace);
     args.partials = reinterpret_cast<float*>(static_cast<char*>(env.workspace) + pl.counter_bytes);
   }
@@ -122,6 +127,28 @@ sm90::KernelArgs kernel_args(const GemmParams& p, const sm90::Plan& pl, const La
 }  // namespace
 
 namespace sm90 {
+
+// Every dense tile has one CTA per SM (over half the SM's shared memory), so
+// the 128 x 128 kernel answers for all of them.
+ClusterFit cluster_fit(const DeviceInfo& dev) {
+  ClusterFit fit;
+  if (dev.device < 0 || dev.device >= kAttrDevices) return fit;
+  const Kernel& kern = kKernels[static_cast<int>(Tile::k128x128)][0][0];
+  for (int s = 2; s <= kMaxClusterSplit; ++s) {
+    std::atomic<int>& known = g_cluster_ctas[dev.device][s];
+    int v = known.load(std::memory_order_acquire);
+    if (v == 0) {
+      if (allow_kernel_smem(kern, dev.device) != cudaSuccess) {
+        cudaGetLastError();
+        return ClusterFit{};
+      }
+      v = cluster_capacity(reinterpret_cast<const void*>(kern.fn), kern.smem, s) + 1;
+      known.store(v, std::memory_order_release);
+    }
+    fit.ctas[s] = v - 1;
+  }
+  return fit;
+}
 
 cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
                         const Plan& pl, const char** kernel_name) {
@@ -140,7 +167,7 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
   if (!encode(&map_x, x, args.rows_x, p.k, ldx, pl.block_m) || !encode(&map_y, y, args.rows_y, p.k, ldy, pl.block_n) ||
       !encode_d(&map_d, p))
     return cudaErrorInvalidValue;
-  if (pl.splits > 1 && !env.workspace_zeroed) {
+  if (pl.splits > 1 && pl.cluster == 1 && !env.workspace_zeroed) {
     // The last split of each tile leaves its counter at zero again, but
     // memory lent without the zeroed promise may hold anything. With it
     // there is no memset, whose graph node would also break the
@@ -151,7 +178,7 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
   if (cudaError_t e = allow_kernel_smem(kern, dev.device); e != cudaSuccess) return e;
   void* kargs[] = {&map_x, &map_y, &map_d, &args};
   return launch_kernel(reinterpret_cast<const void*>(kern.fn), pl.grid, kern.smem, stream, kargs,
-                       env.programmatic_launch);
+                       env.programmatic_launch, pl.cluster);
 }
 
 }  // namespace sm90
@@ -161,8 +188,9 @@ namespace {
 cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
                    const char** kernel_name) {
   const size_t avail = env.workspace ? env.workspace_size : 0;
-  return sm90::launch_plan(p, dev, env, stream, sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, avail),
-                           kernel_name);
+  return sm90::launch_plan(
+      p, dev, env, stream, sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, avail, sm90::cluster_fit(dev)),
+      kernel_name);
 }
 
 const void* probe() { return reinterpret_cast<const void*>(kKernels[0][0][0].fn); }

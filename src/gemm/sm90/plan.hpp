@@ -61,6 +61,7 @@ struct Plan {
   int block_m, block_n;
   int tiles_x, tiles_y, group_x;
   int k_blocks, splits, kb_per_split, num_units, grid;
+  int cluster;            // cluster split (cluster_split.cuh): CTAs per cluster = splits; 1: none
   int partial_regs;       // accumulator registers per thread a split-K partial keeps
   size_t counter_bytes;   // split-K arrival counters (kCounterBytes; 0 without split-K), at offset 0
   size_t partial_bytes;   // split-K partial tiles (0 without split-K), after the counters
@@ -74,6 +75,7 @@ constexpr Plan shape_of() {
   pl.swap = TileConfig<T>::kSwap;
   pl.block_m = TileConfig<T>::kBlockM;
   pl.block_n = TileConfig<T>::kBlockN;
+  pl.cluster = 1;
   return pl;
 }
 
@@ -129,6 +131,92 @@ inline Plan plan_for(Tile t, int splits, int m, int n, int k, int sm_count, size
   return pl;
 }
 
+// Cluster split: how many CTAs can run at once in clusters of S CTAs (the
+// device's answer, cudaOccupancyMaxActiveClusters x S: clusters live inside
+// one GPC, so this can be below the SM count); 0 where unknown, and
+// everywhere in a default ClusterFit, which plans no cluster split.
+struct ClusterFit {
+  int ctas[kMaxClusterSplit + 1] = {};
+};
+
+// Cluster split costs, in the makespan model's units (one 128 x 128 K
+// block): a tree level hands a consumer's f32 partial through distributed
+// shared memory (64 KB per CTA at 128 x 128, 128 KB at 256 x 128; a
+// swapped tile's token columns only, which the decode rule neglects).
+// Predicted, not yet fitted (docs/perf.md, v13-csplit).
+constexpr double k128x128ClusterLevelCost = 2.0;
+constexpr double k256x128ClusterLevelCost = 4.0;
+// K blocks each CTA of a cluster split keeps at least: decode units are
+// short weight streams whose hand-off is a few KB; normal tiles as for
+// split-K (kMinSplitKBlocksLarge).
+constexpr int kMinClusterKBlocksDecode = 4;
+
+// The plan of tile `t` split over clusters of `s` CTAs (2..8): one unit per
+// CTA, grid = tiles x s, and no workspace. The K blocks go ceil(k_blocks /
+// s) to a CTA, so the last CTAs may get fewer or none (the kernel handles
+// an empty split).
+inline Plan cluster_plan_for(Tile t, int s, int m, int n, int k, int sm_count) {
+  Plan pl = plan_for(t, 1, m, n, k, sm_count, 0);
+  s = std::max(2, std::min(s, kMaxClusterSplit));
+  const int64_t tiles = int64_t{pl.tiles_x} * pl.tiles_y;
+  pl.cluster = pl.splits = s;
+  pl.kb_per_split = static_cast<int>(ceil_div(pl.k_blocks, s));
+  pl.num_units = pl.grid = static_cast<int>(tiles * s);
+  return pl;
+}
+
+inline int tree_levels(int s) {
+  int levels = 0;
+  while ((1 << levels) < s) ++levels;
+  return levels;
+}
+
+// The largest cluster size S in 2..8 whose grid (tiles x S) runs in one
+// wave and whose CTAs keep at least `min_kb` K blocks each; 1 if none.
+inline int cluster_size(int64_t tiles, int k_blocks, int min_kb, const ClusterFit& fit) {
+  for (int s = kMaxClusterSplit; s >= 2; --s)
+    if (tiles * s <= fit.ctas[s] && k_blocks / s >= min_kb) return s;
+  return 1;
+}
+
+// Decode (swapped tile, one tile along Y): a cluster split whenever one
+// fits, as many CTAs per tile as fill one wave (the weight tiles are fewer
+// than the SMs). 1 in `cluster` when none fits.
+inline Plan decode_cluster_plan(Tile t, int m, int n, int k, int sm_count, const ClusterFit& fit) {
+  const Plan one = plan_for(t, 1, m, n, k, sm_count, 0);
+  const int s = cluster_size(int64_t{one.tiles_x} * one.tiles_y, one.k_blocks, kMinClusterKBlocksDecode, fit);
+  return s > 1 ? cluster_plan_for(t, s, m, n, k, sm_count) : one;
+}
+
+// Normal tiles that fill less than one wave: the cluster split of either
+// tile (128 x 128 or 256 x 128) with the shortest modelled makespan,
+// ceil(K blocks / S) x block cost + tile overhead + tree levels x level
+// cost, when it beats the unsplit 128 x 128 tile's K blocks + overhead.
+// 1 in `cluster` when none does.
+inline Plan normal_cluster_plan(bool block_scales, int m, int n, int k, int sm_count, const ClusterFit& fit) {
+  const Tile large = block_scales ? Tile::k128x128Block : Tile::k128x128;
+  const Tile wide = block_scales ? Tile::k256x128Block : Tile::k256x128;
+  const Plan l1 = plan_for(large, 1, m, n, k, sm_count, 0);
+  Plan best = l1;
+  double best_cost = l1.k_blocks * k128x128BlockCost + k128x128TileOverhead;
+  struct Candidate { Tile tile; double block, overhead, level; };
+  const Candidate candidates[] = {
+      {large, k128x128BlockCost, k128x128TileOverhead, k128x128ClusterLevelCost},
+      {wide, k256x128BlockCost, k256x128TileOverhead, k256x128ClusterLevelCost}};
+  for (const Candidate& c : candidates) {
+    const Plan one = plan_for(c.tile, 1, m, n, k, sm_count, 0);
+    const int s = cluster_size(int64_t{one.tiles_x} * one.tiles_y, one.k_blocks, kMinSplitKBlocksLarge, fit);
+    if (s < 2) continue;
+    const double cost =
+        static_cast<double>(ceil_div(one.k_blocks, s)) * c.block + c.overhead + tree_levels(s) * c.level;
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = cluster_plan_for(c.tile, s, m, n, k, sm_count);
+    }
+  }
+  return best;
+}
+
 // Decode split count: as many splits as fill one wave, each keeping
 // kMinSplitKBlocksSmall K blocks; none for short streams, nor once the tiles
 // fill the SMs (a full grid already streams near the roof: v10 sweep,
@@ -147,11 +235,17 @@ inline int decode_splits(const Plan& one, int sm_count) {
 // tiles fill at most half the SMs.
 // Splits are costly here: a split writes and reads back an f32 partial tile,
 // 4x the bytes of its bf16 output (measured in docs/perf.md).
-inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available) {
+// A cluster split (`fit`: the device's cluster capacity; the default plans
+// none) goes first where one fits: decode_cluster_plan, normal_cluster_plan.
+// It needs no workspace, so callers without one (the Python front end) get
+// split-K too; the workspace split-K stays for what no cluster split takes.
+inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available,
+                      const ClusterFit& fit = ClusterFit{}) {
   const bool swap = m <= kSwapMaxM;
   const int k_blocks = static_cast<int>(ceil_div(k, kBlockK));
   if (swap) {
     const Tile t = block_scales ? Tile::k128x64SwapBlock : Tile::k128x64Swap;
+    if (const Plan c = decode_cluster_plan(t, m, n, k, sm_count, fit); c.cluster > 1) return c;
     return plan_for(t, decode_splits(plan_for(t, 1, m, n, k, sm_count, 0), sm_count), m, n, k, sm_count,
                     workspace_available);
   }
@@ -170,6 +264,7 @@ inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size
                            large_waves * (k_blocks * k128x128BlockCost + k128x128TileOverhead);
     return wide_wins ? w1 : l1;
   }
+  if (const Plan c = normal_cluster_plan(block_scales, m, n, k, sm_count, fit); c.cluster > 1) return c;
   const int splits =
       std::max(1, std::min(static_cast<int>(sm_count / large_tiles), k_blocks / kMinSplitKBlocksLarge));
   return plan_for(large, splits, m, n, k, sm_count, workspace_available);

@@ -1,6 +1,7 @@
 // PTX the native Hopper FP8 GEMM needs that CCCL's cuda::ptx does not have
 // (wgmma, setmaxnreg, griddepcontrol, named barriers, the stateless
-// mbarrier arrive, tensor-map prefetch, 4-byte cp.async), and the wgmma
+// mbarrier arrive, tensor-map prefetch, 4-byte cp.async, distributed shared
+// memory: mapa, ld / arrive / wait at cluster scope), and the wgmma
 // shared-memory descriptor. Everything cuda::ptx has (TMA, mbarrier wait /
 // expect_tx, bulk groups, proxy fences) is used from there directly.
 // Device code for sm_90a only: included under FP8KIT_HAS_WGMMA.
@@ -163,6 +164,38 @@ __device__ __forceinline__ void cp_async_f32(float* dst, const float* src, bool 
 __device__ __forceinline__ void griddep_wait() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
 __device__ __forceinline__ void griddep_launch_dependents() {
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+}
+
+// ---- Distributed shared memory (cluster split, cluster_split.cuh) -------------------
+// The shared::cluster address of `local` (an object of this CTA's shared
+// memory) in the CTA of cluster rank `rank`: the same offset there.
+__device__ __forceinline__ uint32_t cluster_address(const void* local, uint32_t rank) {
+  const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(local));
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(a), "r"(rank));
+  return remote;
+}
+
+// Four f32 from another CTA's shared memory (a cluster_address).
+__device__ __forceinline__ float4 ld_cluster_f32x4(uint32_t remote) {
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(remote)
+               : "memory");
+  return v;
+}
+
+// Arrive (release at cluster scope) on an mbarrier of another CTA (a cluster_address).
+__device__ __forceinline__ void arrive_cluster(uint32_t remote_bar) {
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote_bar) : "memory");
+}
+
+// Waits (acquire at cluster scope) for phase `parity` of a CTA mbarrier that
+// other CTAs of the cluster arrive on.
+__device__ __forceinline__ void wait_barrier_cluster(uint64_t* bar, uint32_t parity) {
+  while (!cuda::ptx::mbarrier_try_wait_parity(cuda::ptx::sem_acquire, cuda::ptx::scope_cluster, bar, parity)) {
+  }
 }
 
 }  // namespace fp8kit::sm90::ptx

@@ -25,6 +25,10 @@ constexpr int kSmemReserve = 2048;       // barriers, split-K flags, alignment s
 constexpr int kOutBoxRows = 64;          // rows of a D store box (every tile's D sub-tiles are 64 rows)
 constexpr int kOutChunkBytes = 128;      // bytes of a D store box row: one 128B swizzle row
 constexpr int kMaxBlockM = 256;          // the largest tile's kernel rows (TMA boxes hold at most 256)
+// Cluster split (cluster_split.cuh): at most 8 CTAs of a cluster (the portable
+// cluster size) split one tile's K range, reduced in a tree of 3 levels.
+constexpr int kMaxClusterSplit = 8;
+constexpr int kClusterLevels = 3;  // log2(kMaxClusterSplit)
 
 // Tile configurations, named by kernel rows x columns (BN is the wgmma N):
 //   k128x128, k128x128Block:         normal (X = A), non-block / block scales

@@ -1,0 +1,120 @@
+// Cluster split of the native Hopper FP8 GEMM: split-K whose partials stay
+// on chip. The S = p.cluster_splits CTAs of a cluster (launched with the
+// cluster dimension S along the grid, plan.hpp) run the S K ranges of one
+// tile, one unit per CTA (grid = tiles x S, so a CTA's producer has nothing
+// left to load once its consumers are past their K loop, and the stages are
+// free). The partials then meet in a binary tree over the cluster ranks:
+// at level l (step 2^l) rank r with bit l set hands its sum to rank r - step
+// and is done; rank r with the low l + 1 bits clear adds rank r + step's
+// (when there is one). Rank 0 (the leader) ends with the whole K sum and
+// runs the epilogue. The tree is fixed by S alone, so the sum order is the
+// same on every run (deterministic). No workspace, no counters, no memset.
+//
+// A hand-off, per consumer warpgroup (consumer c of one CTA meets consumer
+// c of the other; each holds the same rows of the tile):
+//   sender:   writes its f32 accumulators into its own stage memory (the
+//             "slot"), every thread arrives on the receiver's cluster_ready[l]
+//             (release, cluster scope), then waits on its cluster_read, so
+//             that its shared memory outlives the receiver's reads.
+//   receiver: waits on cluster_ready[l] (acquire, cluster scope), reads the
+//             slot through distributed shared memory (ld.shared::cluster),
+//             adds it in registers, and every thread arrives on the sender's
+//             cluster_read.
+// The receiver never writes the sender's memory, and a CTA writes its own
+// slot once, when it becomes a sender, after its last read as a receiver:
+// no slot needs freeing. The barriers of every CTA are initialised before
+// the kernel's cluster barrier (kernel.cuh), so no arrive precedes an init.
+// Device code for sm_90a only: included under FP8KIT_HAS_WGMMA.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda/ptx>
+
+#include "gemm/sm90/fragment.cuh"
+#include "gemm/sm90/kernel_args.hpp"
+#include "gemm/sm90/ptx.cuh"
+#include "gemm/sm90/shared_storage.hpp"
+
+namespace fp8kit::sm90 {
+
+// Named barrier of both consumer warpgroups (1 + consumer are each one's).
+constexpr int kConsumersBarrier = 1 + kConsumers;
+
+// Slot layout, per consumer: [sub-tile][register / 4][thread] float4, so that
+// a warp's 16-byte stores and loads cover 512 contiguous bytes.
+template <Tile T>
+struct ClusterSlot {
+  using Cfg = TileConfig<T>;
+  static constexpr int kQuads = Cfg::kAccRegs / 4;
+  static constexpr int kFloats = Cfg::kSubTiles * Cfg::kAccRegs * kWarpgroupThreads;
+  static_assert(Cfg::kAccRegs % 4 == 0, "registers move four at a time");
+  // x and y are adjacent (x's size is a multiple of y's alignment): the
+  // slots run across both.
+  static_assert(sizeof(SharedStorage<T>::x) % kSwizzleAtomBytes == 0, "the Y stages follow the X stages");
+  static_assert(kConsumers * kFloats * sizeof(float) <= sizeof(SharedStorage<T>::x) + sizeof(SharedStorage<T>::y),
+                "both consumers' partials fit the stage memory");
+  __device__ static float4* of(SharedStorage<T>& smem, int consumer) {
+    return reinterpret_cast<float4*>(smem.x[0]) + consumer * (kFloats / 4);
+  }
+};
+
+__device__ __forceinline__ void init_cluster_barriers(uint64_t (&ready)[kClusterLevels][kConsumers],
+                                                      uint64_t (&read)[kConsumers]) {
+  for (int c = 0; c < kConsumers; ++c) {
+    for (int l = 0; l < kClusterLevels; ++l) cuda::ptx::mbarrier_init(&ready[l][c], kWarpgroupThreads);
+    cuda::ptx::mbarrier_init(&read[c], kWarpgroupThreads);
+  }
+}
+
+// The cluster's reduction for one consumer warpgroup, after its K loop.
+// `regs`: the registers that carry D (swapped tiles: the token columns'
+// first p.partial_regs, a multiple of 4; the others: all). Returns true in
+// the leader, whose `acc` then holds the tile's whole K sum; false in the
+// others (they are done).
+template <Tile T>
+__device__ __forceinline__ bool cluster_reduce(const KernelArgs& p, SharedStorage<T>& smem, int consumer, int thread,
+                                               Accumulators<T>& acc) {
+  using Cfg = TileConfig<T>;
+  using Slot = ClusterSlot<T>;
+  const int quads = Cfg::kSwap ? p.partial_regs / 4 : Slot::kQuads;
+  const uint32_t rank = cuda::ptx::get_sreg_cluster_ctarank();
+  const int splits = p.cluster_splits;
+  float4* slot = Slot::of(smem, consumer);
+  for (int level = 0, step = 1; step < splits; ++level, step *= 2) {
+    if (rank & step) {  // sender at this level: its lower bits are clear, it has received what it had to
+      // Both consumers are past their K loops: the stage memory is free.
+      ptx::named_barrier<kConsumers * kWarpgroupThreads>(kConsumersBarrier);
+#pragma unroll
+      for (int s = 0; s < Cfg::kSubTiles; ++s)
+#pragma unroll
+        for (int q = 0; q < Slot::kQuads; ++q)
+          if (q < quads)
+            slot[(s * Slot::kQuads + q) * kWarpgroupThreads + thread] =
+                make_float4(acc[s][4 * q], acc[s][4 * q + 1], acc[s][4 * q + 2], acc[s][4 * q + 3]);
+      ptx::arrive_cluster(ptx::cluster_address(&smem.cluster_ready[level][consumer], rank - step));
+      ptx::wait_barrier_cluster(&smem.cluster_read[consumer], 0);
+      return false;
+    }
+    if (rank + step < static_cast<uint32_t>(splits)) {  // receiver: adds rank + step's partial
+      ptx::wait_barrier_cluster(&smem.cluster_ready[level][consumer], 0);
+      const uint32_t remote = ptx::cluster_address(slot, rank + step);
+#pragma unroll
+      for (int s = 0; s < Cfg::kSubTiles; ++s)
+#pragma unroll
+        for (int q = 0; q < Slot::kQuads; ++q)
+          if (q < quads) {
+            const float4 v = ptx::ld_cluster_f32x4(
+                remote + static_cast<uint32_t>(((s * Slot::kQuads + q) * kWarpgroupThreads + thread) * sizeof(float4)));
+            acc[s][4 * q] += v.x;
+            acc[s][4 * q + 1] += v.y;
+            acc[s][4 * q + 2] += v.z;
+            acc[s][4 * q + 3] += v.w;
+          }
+      ptx::arrive_cluster(ptx::cluster_address(&smem.cluster_read[consumer], rank + step));
+    }
+  }
+  return true;
+}
+
+}  // namespace fp8kit::sm90
