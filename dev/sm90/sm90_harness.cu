@@ -7,7 +7,7 @@
 //   sm90_harness check [quick]                 shapes x modes x types, plus forced plans
 //   sm90_harness sanitize                      small cases over every tile and split-K (for compute-sanitizer)
 //   sm90_harness bench MODE SUITE [M,N,K ...]  the plan's time per shape (MODE: tensor|token-channel|block)
-//   sm90_harness sweep MODE SUITE [M,N,K ...]  every tile x split candidate per shape
+//   sm90_harness sweep MODE SUITE [M,N,K ...]  every tile x split candidate per shape (workspace and cluster)
 //
 // Exit status 0 only if every check passed (2: bad usage, 3: CUDA failure).
 #include <cuda_runtime.h>
@@ -255,7 +255,8 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, const
   env.workspace_size = kWorkspace;
   env.workspace_zeroed = true;
   const bool block = mode == fp8bench::Mode::Block;
-  const sm90::Plan chosen = sm90::make_plan(p.m, p.n, p.k, block, dev.sm_count, kWorkspace);
+  const sm90::ClusterFit fit = sm90::cluster_fit(dev);
+  const sm90::Plan chosen = sm90::make_plan(p.m, p.n, p.k, block, dev.sm_count, kWorkspace, fit);
   std::vector<sm90::Plan> plans{chosen};
   if (sweep) {
     plans.clear();
@@ -267,6 +268,12 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, const
         const sm90::Plan pl = sm90::plan_for(t, splits, p.m, p.n, p.k, dev.sm_count, kWorkspace);
         if (pl.splits == splits) plans.push_back(pl);
       }
+    // Cluster splits (cluster_split.cuh) that run in one wave.
+    for (sm90::Tile t : tiles)
+      for (int s = 2; s <= sm90::kMaxClusterSplit; ++s) {
+        const sm90::Plan pl = sm90::cluster_plan_for(t, s, p.m, p.n, p.k, dev.sm_count);
+        if (pl.grid <= fit.ctas[s] && (s - 1) * pl.kb_per_split < pl.k_blocks) plans.push_back(pl);
+      }
   }
   const double flop = 2.0 * m * n * k, bytes = static_cast<double>(ab + m * n * 2);
   for (const sm90::Plan& pl : plans) {
@@ -276,11 +283,11 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, const
       p.b = static_cast<const uint8_t*>(B.get()) + static_cast<size_t>(i % sets) * n * k;
       HARNESS_CUDA(sm90::launch_plan(p, dev, env, nullptr, pl, &kernel));
     });
-    const bool is_plan = pl.tile == chosen.tile && pl.splits == chosen.splits;
-    std::printf("%-7s %5lld %6lld %6lld %-22s splits %2d units %5d %9.1f us %7.1f TFLOP/s %7.1f GB/s%s\n",
+    const bool is_plan = pl.tile == chosen.tile && pl.splits == chosen.splits && pl.cluster == chosen.cluster;
+    std::printf("%-7s %5lld %6lld %6lld %-22s splits %2d%s units %5d %9.1f us %7.1f TFLOP/s %7.1f GB/s%s\n",
                 fp8bench::mode_name(mode), static_cast<long long>(m), static_cast<long long>(n),
-                static_cast<long long>(k), kernel, pl.splits, pl.num_units, us, flop / us * 1e-6, bytes / us * 1e-3,
-                sweep && is_plan ? "  <- plan" : "");
+                static_cast<long long>(k), kernel, pl.splits, pl.cluster > 1 ? " cluster" : "", pl.num_units, us,
+                flop / us * 1e-6, bytes / us * 1e-3, sweep && is_plan ? "  <- plan" : "");
     std::fflush(stdout);
   }
 }

@@ -51,8 +51,9 @@ void expect_consistent(const Plan& p, int m, int n, int k, bool block, int sms, 
   const int64_t tiles = int64_t{p.tiles_x} * p.tiles_y;
   EXPECT_EQ(p.num_units, tiles * p.splits);
   EXPECT_EQ(p.grid, std::min<int64_t>(p.num_units, sms));
-  // Workspace: none without a split; a split's fits what the caller has.
-  if (p.splits == 1) {
+  // Workspace: none without a split, nor for a cluster split (its partials
+  // stay on chip); a workspace split's fits what the caller has.
+  if (p.splits == 1 || p.cluster > 1) {
     EXPECT_EQ(p.workspace_bytes(), 0u);
   } else {
     EXPECT_LE(p.workspace_bytes(), ws);
@@ -178,6 +179,92 @@ TEST(Sm90Plan, FittedChoicesOnTheH200) {
     SCOPED_TRACE(label(pin.m, pin.n, pin.k, pin.block, kH200Sms, kAnyWorkspace));
     EXPECT_EQ(static_cast<int>(p.tile), static_cast<int>(pin.tile));
     EXPECT_EQ(p.splits, pin.splits);
+  }
+}
+
+// ---- Cluster split (plan.hpp: cluster_plan_for, decode_cluster_plan, normal_cluster_plan) ----
+
+// An idealised device: every SM takes a CTA of a cluster of any size.
+sm90::ClusterFit full_fit(int sms) {
+  sm90::ClusterFit f;
+  for (int s = 2; s <= sm90::kMaxClusterSplit; ++s) f.ctas[s] = sms - sms % s;
+  return f;
+}
+
+TEST(Sm90Plan, ClusterPlansFitOneWaveWithoutWorkspace) {
+  std::mt19937 g(20261201);
+  std::uniform_int_distribution<int> small_m(1, 600), big(1, 12000), kk(1, 2000);
+  const int sm_counts[] = {8, 78, kH200Sms, 170};
+  int clusters = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const int m = (i % 2 == 0) ? small_m(g) : big(g);
+    const int n = big(g);
+    const int k = 16 * kk(g);
+    const bool block = i % 3 == 0;
+    const int sms = sm_counts[i % 4];
+    sm90::ClusterFit fit = full_fit(sms);
+    if (i % 5 == 0) fit.ctas[8] = fit.ctas[7] = 0;  // a device without room for the largest clusters
+    for (size_t ws : {size_t{0}, kAnyWorkspace}) {
+      const Plan p = sm90::make_plan(m, n, k, block, sms, ws, fit);
+      expect_consistent(p, m, n, k, block, sms, ws);
+      if (p.cluster == 1) continue;
+      SCOPED_TRACE(label(m, n, k, block, sms, ws));
+      ++clusters;
+      EXPECT_GE(p.cluster, 2);
+      EXPECT_LE(p.cluster, sm90::kMaxClusterSplit);
+      EXPECT_EQ(p.splits, p.cluster);
+      EXPECT_EQ(p.workspace_bytes(), 0u);
+      EXPECT_EQ(p.grid, p.num_units);  // one unit per CTA
+      EXPECT_LE(p.grid, fit.ctas[p.cluster]);
+      EXPECT_GE(p.kb_per_split, p.swap ? sm90::kMinClusterKBlocksDecode : sm90::kMinSplitKBlocksLarge);
+    }
+  }
+  EXPECT_GT(clusters, 100);
+}
+
+TEST(Sm90Plan, NoClusterSplitWithoutTheDevicesFit) {
+  for (int m : {1, 16, 128, 200, 512})
+    for (int n : {300, 2112, 4096})
+      EXPECT_EQ(sm90::make_plan(m, n, 7168, false, kH200Sms, kAnyWorkspace).cluster, 1) << m << "x" << n;
+}
+
+TEST(Sm90Plan, ForcedClusterPlanKeepsItsSizeAndMayLeaveCtasEmpty) {
+  // 5 K blocks over 4 CTAs: 2, 2, 1, 0.
+  const Plan p = sm90::cluster_plan_for(Tile::k128x128, 4, 200, 300, 4 * 128 + 16, kH200Sms);
+  EXPECT_EQ(p.cluster, 4);
+  EXPECT_EQ(p.splits, 4);
+  EXPECT_EQ(p.kb_per_split, 2);
+  EXPECT_EQ(p.num_units, 2 * 3 * 4);
+  EXPECT_EQ(p.grid, p.num_units);
+  EXPECT_EQ(p.workspace_bytes(), 0u);
+  EXPECT_EQ(sm90::cluster_plan_for(Tile::k128x64Swap, 12, 1, 300, 4096, kH200Sms).cluster, sm90::kMaxClusterSplit);
+}
+
+// The cluster choices on an H200-like device (predicted: docs/perf.md, v13-csplit).
+TEST(Sm90Plan, ClusterChoicesOnTheH200) {
+  struct Pin {
+    int m, n, k;
+    bool block;
+    Tile tile;
+    int cluster;
+  };
+  const Pin pins[] = {
+      {1, 4096, 4096, false, Tile::k128x64Swap, 4},     // 32 weight tiles, 8 K blocks per CTA
+      {16, 2112, 7168, false, Tile::k128x64Swap, 7},    // 17 tiles x 7 = 119 CTAs
+      {1, 7168, 2048, false, Tile::k128x64Swap, 2},     // 56 tiles
+      {5, 300, 8320, false, Tile::k128x64Swap, 8},      // the GPU tests' decode split shape
+      {1, 57344, 8192, false, Tile::k128x64Swap, 1},    // a full grid
+      {200, 300, 4224, false, Tile::k128x128, 4},       // the GPU tests' large-tile split shape
+      {128, 2112, 7168, false, Tile::k128x128, 7},      // 17 tiles
+      {512, 2112, 7168, false, Tile::k256x128, 3},      // 34 wide tiles x 3; 68 x 2 would not fit
+      {512, 2112, 7168, true, Tile::k256x128Block, 3},
+      {512, 4096, 4096, false, Tile::k128x128, 1},      // 128 tiles: one wave unsplit
+  };
+  for (const Pin& pin : pins) {
+    const Plan p = sm90::make_plan(pin.m, pin.n, pin.k, pin.block, kH200Sms, 0, full_fit(kH200Sms));
+    SCOPED_TRACE(label(pin.m, pin.n, pin.k, pin.block, kH200Sms, 0));
+    EXPECT_EQ(static_cast<int>(p.tile), static_cast<int>(pin.tile));
+    EXPECT_EQ(p.cluster, pin.cluster);
   }
 }
 

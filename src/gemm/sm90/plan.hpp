@@ -172,10 +172,11 @@ inline int tree_levels(int s) {
 }
 
 // The largest cluster size S in 2..8 whose grid (tiles x S) runs in one
-// wave and whose CTAs keep at least `min_kb` K blocks each; 1 if none.
+// wave and whose CTAs keep at least `min_kb` K blocks each (none empty); 1
+// if none.
 inline int cluster_size(int64_t tiles, int k_blocks, int min_kb, const ClusterFit& fit) {
   for (int s = kMaxClusterSplit; s >= 2; --s)
-    if (tiles * s <= fit.ctas[s] && k_blocks / s >= min_kb) return s;
+    if (tiles * s <= fit.ctas[s] && k_blocks / s >= min_kb && (s - 1) * ceil_div(k_blocks, s) < k_blocks) return s;
   return 1;
 }
 

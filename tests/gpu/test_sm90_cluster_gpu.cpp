@@ -1,0 +1,202 @@
+// Cluster split on the native Hopper path (src/gemm/sm90/cluster_split.cuh):
+// forced plans of every dense tile in clusters of 2..8 CTAs with ragged K
+// (the last CTA with fewer K blocks, an empty CTA), and the plan's own
+// cluster choices in every scale mode x output x bias and decode M = 1..64,
+// against the float64 reference, with fresh random inputs and poisoned D.
+// Forced plans go through the path's dev header, as dev/sm90's harness does.
+// Built where the sm90 family is (tests/CMakeLists.txt); skipped without a
+// Hopper GPU.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <random>
+#include <string>
+#include <tuple>
+
+#include "api/operand_checks.hpp"
+#include "arch/config.hpp"
+#include "core/device.hpp"
+#include "gemm/sm90/dev_api.hpp"
+#include "reference/gemm_check.hpp"
+
+namespace sm90 = fp8kit::sm90;
+using fp8kit::ref::GemmCase;
+using fp8kit::ref::GemmOutcome;
+using sm90::Tile;
+
+namespace {
+
+std::mt19937_64& rng() {
+  static std::mt19937_64 r{std::random_device{}()};
+  return r;
+}
+
+// The current device when it is a Hopper GPU, else null (and the reason).
+const fp8kit::DeviceInfo* hopper(std::string* why) {
+  if (!fp8kit::ref::gpu_available()) {
+    *why = "no CUDA GPU on this machine";
+    return nullptr;
+  }
+  const fp8kit::DeviceInfo* dev = nullptr;
+  if (fp8kit::current_device(&dev) != FP8KIT_STATUS_SUCCESS || !fp8kit::arch::kHopperWgmma.contains(dev->cap)) {
+    *why = "sm90_wgmma runs on Hopper (sm_90a) only";
+    return nullptr;
+  }
+  return dev;
+}
+
+void expect_correct(const GemmCase& c, const GemmOutcome& r, const std::string& how) {
+  ASSERT_EQ(r.status, FP8KIT_STATUS_SUCCESS) << c.label() << " " << how << ": " << r.message;
+  EXPECT_EQ(r.unwritten, 0) << c.label() << " " << how;
+  EXPECT_EQ(r.clobbered, 0) << c.label() << " " << how << ": bytes written outside D[M, N]";
+  EXPECT_EQ(r.failures, 0) << c.label() << " " << how << ": " << r.failures << " of " << r.checked
+                           << " outside the bound; first " << r.first_failure;
+}
+
+// One case with the plan of tile `t` in clusters of `s` CTAs, no workspace.
+void run_forced(const GemmCase& c, Tile t, int s) {
+  std::string why;
+  const fp8kit::DeviceInfo* dev = hopper(&why);
+  if (!dev) GTEST_SKIP() << why;
+  fp8kit::ref::Problem prob(c, rng());
+  prob.poison();
+  fp8kit::GemmParams p = fp8kit::operand_params(prob.desc());
+  p.m = static_cast<int>(c.m);
+  const sm90::Plan pl = sm90::cluster_plan_for(t, s, p.m, p.n, p.k, dev->sm_count);
+  ASSERT_EQ(pl.cluster, s);
+  const char* kernel = "";
+  ASSERT_EQ(sm90::launch_plan(p, *dev, fp8kit::LaunchEnv{}, nullptr, pl, &kernel), cudaSuccess) << c.label();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << c.label();
+  expect_correct(c, prob.check(FP8KIT_PATH_SM90_WGMMA, rng()),
+                 std::string(kernel) + " cluster " + std::to_string(s) + " kb/cta " + std::to_string(pl.kb_per_split));
+}
+
+constexpr Tile kTiles[] = {Tile::k128x128,  Tile::k128x128Block, Tile::k128x64Swap,
+                           Tile::k128x64SwapBlock, Tile::k256x128, Tile::k256x128Block};
+const char* const kTileNames[] = {"128x128", "128x128block", "swap", "swapblock", "256x128", "256x128block"};
+constexpr fp8kit_dtype kOuts[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16, FP8KIT_DTYPE_F32};
+constexpr fp8kit_dtype kTypes[][2] = {{FP8KIT_DTYPE_E4M3, FP8KIT_DTYPE_E4M3},
+                                      {FP8KIT_DTYPE_E4M3, FP8KIT_DTYPE_E5M2},
+                                      {FP8KIT_DTYPE_E5M2, FP8KIT_DTYPE_E4M3},
+                                      {FP8KIT_DTYPE_E5M2, FP8KIT_DTYPE_E5M2}};
+constexpr fp8kit_scale_mode kVectorModes[][2] = {{FP8KIT_SCALE_NONE, FP8KIT_SCALE_NONE},
+                                                 {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR},
+                                                 {FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL},
+                                                 {FP8KIT_SCALE_ROW, FP8KIT_SCALE_TENSOR},
+                                                 {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_COL}};
+constexpr int kDecodeMs[] = {1, 9, 16, 33, 64};
+
+// The K of `kb` K blocks whose last is 16 deep (a ragged K tail).
+int64_t ragged_k(int kb) { return int64_t{kb - 1} * sm90::kBlockK + 16; }
+
+GemmCase rotated_case(int64_t m, int64_t n, int64_t k, bool block, int rot) {
+  GemmCase c{m, n, k};
+  c.a_type = kTypes[rot % 4][0];
+  c.b_type = kTypes[rot % 4][1];
+  c.d_type = kOuts[rot % 3];
+  c.a_mode = block ? FP8KIT_SCALE_BLOCK : kVectorModes[rot % 5][0];
+  c.b_mode = block ? FP8KIT_SCALE_BLOCK : kVectorModes[rot % 5][1];
+  c.bias = rot % 4 != 0;
+  c.bias_type = kOuts[(rot / 4) % 3];
+  const int64_t out_bytes = c.d_type == FP8KIT_DTYPE_F32 ? 4 : 2;
+  while ((c.n + c.ldd_pad) * out_bytes % 16) ++c.ldd_pad;  // D rows stay 16-byte aligned
+  return c;
+}
+
+// ---- Forced: every tile x cluster size x K layout ---------------------------
+// K layouts of S CTAs: `even` 2S K blocks (2 each), `fewer` 2S - 1 (the last
+// CTA has 1), `empty` S + 1 (2 each: the last CTAs have none; S = 2: 1 block).
+enum KLayout { kEven, kFewer, kEmpty };
+const char* const kLayoutNames[] = {"even", "fewer", "empty"};
+
+using ForcedParam = std::tuple<int /*tile*/, int /*S*/, int /*layout*/>;
+class Sm90ClusterForced : public ::testing::TestWithParam<ForcedParam> {};
+
+TEST_P(Sm90ClusterForced, MatchesReference) {
+  const auto [ti, s, layout] = GetParam();
+  const Tile t = kTiles[ti];
+  const bool swap = t == Tile::k128x64Swap || t == Tile::k128x64SwapBlock;
+  const bool block = t == Tile::k128x128Block || t == Tile::k128x64SwapBlock || t == Tile::k256x128Block;
+  const int kb = layout == kEven ? 2 * s : layout == kFewer ? 2 * s - 1 : (s == 2 ? 1 : s + 1);
+  const int rot = ti * 21 + s * 3 + layout;
+  const int64_t m = swap ? kDecodeMs[rot % 5] : (t == Tile::k256x128 || t == Tile::k256x128Block ? 300 : 200);
+  run_forced(rotated_case(m, 300, ragged_k(kb), block, rot), t, s);
+}
+
+std::string forced_name(const ::testing::TestParamInfo<ForcedParam>& info) {
+  const auto [ti, s, layout] = info.param;
+  return std::string(kTileNames[ti]) + "_S" + std::to_string(s) + "_" + kLayoutNames[layout];
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiles, Sm90ClusterForced,
+                         ::testing::Combine(::testing::Range(0, 6), ::testing::Range(2, sm90::kMaxClusterSplit + 1),
+                                            ::testing::Range(0, 3)),
+                         forced_name);
+
+// ---- The plan's own cluster splits (no workspace, as the Python front end) ---
+// On a 132-SM H200: 200 x 300 x 4224 takes the 128 x 128 tile in clusters
+// of 4, 5 x 300 x 8320 the swapped tile in clusters of 8, decode M x 2112 x
+// 7168 clusters of 7 (if the device fits 17 of them; else fewer CTAs each).
+struct PlanShape {
+  int64_t m, n, k;
+};
+const PlanShape kPlanShapes[] = {{200, 300, 4224}, {5, 300, 8320}, {1, 2112, 7168},  {16, 2112, 7168},
+                                 {64, 2112, 7168}, {33, 4096, 4096}, {128, 2112, 7168}};
+constexpr int kPlanModes = 6;  // the five vector pairs, then block
+
+using PlanParam = std::tuple<int /*shape*/, int /*mode*/, int /*out*/>;
+class Sm90ClusterPlan : public ::testing::TestWithParam<PlanParam> {};
+
+TEST_P(Sm90ClusterPlan, MatchesReference) {
+  const auto [si, mi, oi] = GetParam();
+  std::string why;
+  const fp8kit::DeviceInfo* dev = hopper(&why);
+  if (!dev) GTEST_SKIP() << why;
+  const PlanShape& s = kPlanShapes[si];
+  const bool block = mi == kPlanModes - 1;
+  GemmCase c = rotated_case(s.m, s.n, s.k, block, si + mi);
+  c.d_type = kOuts[oi];
+  c.ldd_pad = 0;
+  const int64_t out_bytes = c.d_type == FP8KIT_DTYPE_F32 ? 4 : 2;
+  while ((c.n + c.ldd_pad) * out_bytes % 16) ++c.ldd_pad;
+  const sm90::Plan pl = sm90::make_plan(static_cast<int>(s.m), static_cast<int>(s.n), static_cast<int>(s.k), block,
+                                        dev->sm_count, 0, sm90::cluster_fit(*dev));
+  ::testing::Test::RecordProperty("cluster", std::to_string(pl.cluster));
+  expect_correct(c, fp8kit::ref::run_case(c, FP8KIT_PATH_SM90_WGMMA, rng()),
+                 "plan cluster " + std::to_string(pl.cluster) + " tile " + std::to_string(static_cast<int>(pl.tile)));
+}
+
+std::string plan_name(const ::testing::TestParamInfo<PlanParam>& info) {
+  const auto [si, mi, oi] = info.param;
+  static const char* const kModeNames[] = {"none", "tensor", "tokchan", "tokten", "tenchan", "block"};
+  const PlanShape& s = kPlanShapes[si];
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + "_" + kModeNames[mi] + "_" +
+         fp8kit_dtype_name(kOuts[oi]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, Sm90ClusterPlan,
+                         ::testing::Combine(::testing::Range(0, 7), ::testing::Range(0, kPlanModes),
+                                            ::testing::Range(0, 3)),
+                         plan_name);
+
+// The device's capacity per cluster size (what the plan fits its grids to),
+// recorded for docs/perf.md; the H200 fits at least one wave of pairs.
+TEST(Sm90ClusterSplit, DeviceCapacity) {
+  std::string why;
+  const fp8kit::DeviceInfo* dev = hopper(&why);
+  if (!dev) GTEST_SKIP() << why;
+  const sm90::ClusterFit fit = sm90::cluster_fit(*dev);
+  std::string line;
+  for (int s = 2; s <= sm90::kMaxClusterSplit; ++s) {
+    line += " S" + std::to_string(s) + "=" + std::to_string(fit.ctas[s]);
+    EXPECT_LE(fit.ctas[s], dev->sm_count);
+    EXPECT_EQ(fit.ctas[s] % s, 0);
+  }
+  std::printf("cluster capacity (CTAs) on %s, %d SMs:%s\n", dev->name, dev->sm_count, line.c_str());
+  ::testing::Test::RecordProperty("capacity", line);
+  EXPECT_GE(fit.ctas[2], dev->sm_count / 2);
+}
+
+}  // namespace
