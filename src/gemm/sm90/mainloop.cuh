@@ -118,7 +118,7 @@ __device__ __forceinline__ void mma_unit(const Unit& w, SharedStorage<T>& smem, 
   for (int s = 0; s < kSub; ++s)
 #pragma unroll
     for (int r = 0; r < R; ++r) master[s][r] = 0.0f;
-  if (nkb == 0) return;  // an empty split of a cluster (cluster_split.cuh): nothing was loaded
+  if (nkb <= 0) return;  // an empty split of a cluster (cluster_split.cuh): nothing was loaded
   // Issues the four k32 steps of one K block from stage `st`, X rows from `x_row`.
   auto issue_block = [&](float (&a)[R], int st, int x_row) {
     const uint64_t dx = ptx::smem_desc(&smem.x[st][x_row * kBlockK]);
