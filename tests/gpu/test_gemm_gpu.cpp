@@ -134,7 +134,7 @@ const Shape kShapes[] = {
     {1, 129, 16, 0, 0, 0},      {17, 2112, 7168, 0, 0, 0}, {333, 1000, 528, 0, 0, 0}, {4095, 4097, 4096, 0, 0, 0},
     {1, 1, 16, 0, 0, 8},        {2, 3, 32, 16, 32, 5},     {128, 128, 128, 0, 0, 0},  {129, 257, 144, 48, 16, 7},
     {64, 4096, 4096, 0, 0, 0},  {1000, 24, 1040, 0, 0, 0}, {1000, 2100, 144, 0, 0, 0}, {1000, 2100, 144, 16, 0, 9},
-    {5, 300, 8320, 0, 0, 0},    {200, 300, 4224, 0, 0, 0},  // split-K on the H200: decode (2 splits), large tiles (4)
+    {5, 300, 8320, 0, 0, 0},    {200, 300, 4224, 0, 0, 0},  // split-K on the H200: decode (clusters of 5), large tiles (4 workspace splits)
 };
 
 using ShapeParam = std::tuple<fp8kit_path, int /*shape*/, int /*config*/>;
@@ -262,7 +262,8 @@ TEST(GemmDevice, WorkspaceQueryAnswers) {
 // ---- One zero-filled workspace lent with the promise, shared by split-K plans ----
 // fp8kit_gemm_options.workspace_zeroed: no memset per call, so each call must
 // leave the split-K counters at zero for the next, whatever its plan (tile,
-// tile count, splits; on a 132-SM H200 these split 4, 8, 7 and 4 ways). Each
+// tile count, splits; on a 132-SM H200 these split 3, 3, 4 and 4 ways: shapes
+// the cluster split, which needs no workspace, does not take). Each
 // case runs twice on the workspace; the second run is checked. Then the
 // first shape again, after the others used the partials' memory.
 TEST(GemmWorkspace, ZeroedOnceServesEveryPlan) {
@@ -275,8 +276,8 @@ TEST(GemmWorkspace, ZeroedOnceServesEveryPlan) {
     int64_t m, n, k;
     int mode;  // kModes: tensor, token x channel, block
   };
-  const Case cases[] = {{1, 4096, 7168, 1}, {5, 300, 8320, 2}, {16, 2112, 7168, 5}, {200, 300, 4224, 5},
-                        {1, 4096, 7168, 2}};
+  const Case cases[] = {{1, 5120, 32768, 1}, {16, 5120, 32768, 5}, {200, 300, 4224, 5}, {128, 4096, 4096, 2},
+                        {1, 5120, 32768, 2}};
   int rot = 0;
   for (const Case& s : cases) {
     GemmCase c{s.m, s.n, s.k};

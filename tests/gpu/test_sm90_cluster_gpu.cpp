@@ -136,15 +136,17 @@ INSTANTIATE_TEST_SUITE_P(Tiles, Sm90ClusterForced,
                          forced_name);
 
 // ---- The plan's own cluster splits (no workspace, as the Python front end) ---
-// On a 132-SM H200: 200 x 300 x 4224 takes the 128 x 128 tile in clusters
-// of 4, 5 x 300 x 8320 the swapped tile in clusters of 8, decode M x 2112 x
-// 7168 clusters of 7 (if the device fits 17 of them; else fewer CTAs each).
+// On the H200 (its capacity as measured in docs/perf.md, v13-csplit): 200 x
+// 300 x 4224 takes the 128 x 128 tile in clusters of 4, 128 x 2112 x 7168
+// in clusters of 6, 5 x 300 x 8320 the swapped tile in clusters of 5,
+// decode M x 2112 x 7168 clusters of 4, 33 x 4096 x 4096 clusters of 2.
 struct PlanShape {
   int64_t m, n, k;
 };
 const PlanShape kPlanShapes[] = {{200, 300, 4224}, {5, 300, 8320}, {1, 2112, 7168},  {16, 2112, 7168},
                                  {64, 2112, 7168}, {33, 4096, 4096}, {128, 2112, 7168}};
 constexpr int kPlanModes = 6;  // the five vector pairs, then block
+constexpr size_t kNoWorkspaceBytes = 256;  // a device pointer lent with workspace_size 0
 
 using PlanParam = std::tuple<int /*shape*/, int /*mode*/, int /*out*/>;
 class Sm90ClusterPlan : public ::testing::TestWithParam<PlanParam> {};
@@ -164,7 +166,10 @@ TEST_P(Sm90ClusterPlan, MatchesReference) {
   const sm90::Plan pl = sm90::make_plan(static_cast<int>(s.m), static_cast<int>(s.n), static_cast<int>(s.k), block,
                                         dev->sm_count, 0, sm90::cluster_fit(*dev));
   ::testing::Test::RecordProperty("cluster", std::to_string(pl.cluster));
-  expect_correct(c, fp8kit::ref::run_case(c, FP8KIT_PATH_SM90_WGMMA, rng()),
+  // A lent pointer of 0 bytes: the plan gets no workspace.
+  const fp8kit::ref::DeviceBuffer none(kNoWorkspaceBytes);
+  const fp8kit::ref::LentWorkspace ws{none.get(), 0, false};
+  expect_correct(c, fp8kit::ref::run_case(c, FP8KIT_PATH_SM90_WGMMA, rng(), 1 << 16, 2048, ws),
                  "plan cluster " + std::to_string(pl.cluster) + " tile " + std::to_string(static_cast<int>(pl.tile)));
 }
 

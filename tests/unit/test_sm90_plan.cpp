@@ -240,31 +240,41 @@ TEST(Sm90Plan, ForcedClusterPlanKeepsItsSizeAndMayLeaveCtasEmpty) {
   EXPECT_EQ(sm90::cluster_plan_for(Tile::k128x64Swap, 12, 1, 300, 4096, kH200Sms).cluster, sm90::kMaxClusterSplit);
 }
 
-// The cluster choices on an H200-like device (predicted: docs/perf.md, v13-csplit).
+// The cluster choices on the H200 (its capacity per cluster size as the
+// v13-csplit run measured it; the choices fitted there: docs/perf.md).
 TEST(Sm90Plan, ClusterChoicesOnTheH200) {
+  sm90::ClusterFit h200;
+  const int ctas[] = {0, 0, 132, 117, 120, 110, 102, 105, 120};
+  std::copy(std::begin(ctas), std::end(ctas), h200.ctas);
   struct Pin {
     int m, n, k;
     bool block;
+    size_t ws;
     Tile tile;
-    int cluster;
+    int cluster, splits;
   };
   const Pin pins[] = {
-      {1, 4096, 4096, false, Tile::k128x64Swap, 4},     // 32 weight tiles, 8 K blocks per CTA
-      {16, 2112, 7168, false, Tile::k128x64Swap, 7},    // 17 tiles x 7 = 119 CTAs
-      {1, 7168, 2048, false, Tile::k128x64Swap, 2},     // 56 tiles
-      {5, 300, 8320, false, Tile::k128x64Swap, 8},      // the GPU tests' decode split shape
-      {1, 57344, 8192, false, Tile::k128x64Swap, 1},    // a full grid
-      {200, 300, 4224, false, Tile::k128x128, 4},       // the GPU tests' large-tile split shape
-      {128, 2112, 7168, false, Tile::k128x128, 7},      // 17 tiles
-      {512, 2112, 7168, false, Tile::k256x128, 3},      // 34 wide tiles x 3; 68 x 2 would not fit
-      {512, 2112, 7168, true, Tile::k256x128Block, 3},
-      {512, 4096, 4096, false, Tile::k128x128, 1},      // 128 tiles: one wave unsplit
+      {1, 4096, 4096, false, kAnyWorkspace, Tile::k128x64Swap, 2, 2},     // graph 9.5 -> 8.7 us (3 per cluster)
+      {16, 2112, 7168, false, kAnyWorkspace, Tile::k128x64Swap, 4, 4},    // 12.4 us; 6 per cluster 13.0, 3 workspace 14.4
+      {1, 4096, 7168, false, kAnyWorkspace, Tile::k128x64Swap, 3, 3},     // graph 14.3 -> 12.2 (4 workspace splits before)
+      {1, 4096, 14336, false, kAnyWorkspace, Tile::k128x64Swap, 3, 3},    // graph 21.7 -> 20.5
+      {1, 8192, 28672, false, kAnyWorkspace, Tile::k128x64Swap, 2, 2},    // graph 63.5 -> 60.7
+      {1, 7168, 2048, false, kAnyWorkspace, Tile::k128x64Swap, 1, 1},     // 8 K blocks per CTA: unsplit is faster
+      {1, 5120, 32768, false, kAnyWorkspace, Tile::k128x64Swap, 1, 3},    // 3 workspace splits: 48 us, clusters of 2: 68
+      {1, 5120, 32768, false, 0, Tile::k128x64Swap, 2, 2},                // no workspace: clusters of 2
+      {5, 300, 8320, false, kAnyWorkspace, Tile::k128x64Swap, 5, 5},      // the GPU tests' decode shape
+      {1, 57344, 8192, false, kAnyWorkspace, Tile::k128x64Swap, 1, 1},    // a full grid
+      {200, 300, 4224, false, kAnyWorkspace, Tile::k128x128, 1, 4},       // workspace split-K stays
+      {200, 300, 4224, false, 0, Tile::k128x128, 4, 4},                   // no workspace: clusters instead
+      {128, 4096, 4096, false, 0, Tile::k128x128, 3, 3},                  // 4 would not fit one wave (120 CTAs)
+      {512, 2112, 7168, true, 0, Tile::k128x128Block, 1, 1},              // 68 tiles: no split
   };
   for (const Pin& pin : pins) {
-    const Plan p = sm90::make_plan(pin.m, pin.n, pin.k, pin.block, kH200Sms, 0, full_fit(kH200Sms));
-    SCOPED_TRACE(label(pin.m, pin.n, pin.k, pin.block, kH200Sms, 0));
+    const Plan p = sm90::make_plan(pin.m, pin.n, pin.k, pin.block, kH200Sms, pin.ws, h200);
+    SCOPED_TRACE(label(pin.m, pin.n, pin.k, pin.block, kH200Sms, pin.ws));
     EXPECT_EQ(static_cast<int>(p.tile), static_cast<int>(pin.tile));
     EXPECT_EQ(p.cluster, pin.cluster);
+    EXPECT_EQ(p.splits, pin.splits);
   }
 }
 

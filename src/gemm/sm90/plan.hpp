@@ -139,17 +139,18 @@ struct ClusterFit {
   int ctas[kMaxClusterSplit + 1] = {};
 };
 
-// Cluster split costs, in the makespan model's units (one 128 x 128 K
-// block): a tree level hands a consumer's f32 partial through distributed
-// shared memory (64 KB per CTA at 128 x 128, 128 KB at 256 x 128; a
-// swapped tile's token columns only, which the decode rule neglects).
-// Predicted, not yet fitted (docs/perf.md, v13-csplit).
-constexpr double k128x128ClusterLevelCost = 2.0;
-constexpr double k256x128ClusterLevelCost = 4.0;
-// K blocks each CTA of a cluster split keeps at least: decode units are
-// short weight streams whose hand-off is a few KB; normal tiles as for
-// split-K (kMinSplitKBlocksLarge).
-constexpr int kMinClusterKBlocksDecode = 4;
+// Cluster split rules, fitted to the v13-csplit device run (docs/perf.md):
+// - a decode CTA of a cluster keeps at least kMinClusterKBlocksDecode K
+//   blocks: 16x2112x7168 per launch took 12.4 us at 3-4 CTAs per tile (14-19
+//   K blocks each), 13.0 at 6 (9-10); 1x7168x2048 10.6 us at 2 CTAs of 8 K
+//   blocks against 9.9 unsplit;
+// - a workspace split costs about kWorkspaceSplitCostKBlocks K blocks of a
+//   CTA's stream more than a cluster split (graph-timed with programmatic
+//   launch: 1x4096x7168 14.3 us at 4 workspace splits, 12.2 at clusters of
+//   3; 1x5120x32768 48 us at 3 workspace splits, 68 at clusters of 2: the
+//   longer stream per CTA costs more than the round trip saves).
+constexpr int kMinClusterKBlocksDecode = 12;
+constexpr int kWorkspaceSplitCostKBlocks = 10;
 
 // The plan of tile `t` split over clusters of `s` CTAs (2..8): one unit per
 // CTA, grid = tiles x s, and no workspace. The K blocks go ceil(k_blocks /
@@ -165,57 +166,41 @@ inline Plan cluster_plan_for(Tile t, int s, int m, int n, int k, int sm_count) {
   return pl;
 }
 
-inline int tree_levels(int s) {
-  int levels = 0;
-  while ((1 << levels) < s) ++levels;
-  return levels;
-}
-
-// The largest cluster size S in 2..8 whose grid (tiles x S) runs in one
+// The largest cluster size S in 2..max_s whose grid (tiles x S) runs in one
 // wave and whose CTAs keep at least `min_kb` K blocks each (none empty); 1
 // if none.
-inline int cluster_size(int64_t tiles, int k_blocks, int min_kb, const ClusterFit& fit) {
-  for (int s = kMaxClusterSplit; s >= 2; --s)
+inline int cluster_size(int64_t tiles, int k_blocks, int min_kb, int max_s, const ClusterFit& fit) {
+  for (int s = std::min(max_s, kMaxClusterSplit); s >= 2; --s)
     if (tiles * s <= fit.ctas[s] && k_blocks / s >= min_kb && (s - 1) * ceil_div(k_blocks, s) < k_blocks) return s;
   return 1;
 }
 
-// Decode (swapped tile, one tile along Y): a cluster split whenever one
-// fits, as many CTAs per tile as fill one wave (the weight tiles are fewer
-// than the SMs). 1 in `cluster` when none fits.
-inline Plan decode_cluster_plan(Tile t, int m, int n, int k, int sm_count, const ClusterFit& fit) {
+// Decode (swapped tile, one tile along Y, fewer weight tiles than SMs): the
+// largest cluster split that fits one wave with full streams per CTA,
+// unless the workspace plan `ws` (v12's split, where the caller lent the
+// workspace) streams shorter by more than a workspace split costs. 1 in
+// `cluster` when none is taken.
+inline Plan decode_cluster_plan(Tile t, int m, int n, int k, int sm_count, const ClusterFit& fit, const Plan& ws) {
   const Plan one = plan_for(t, 1, m, n, k, sm_count, 0);
-  const int s = cluster_size(int64_t{one.tiles_x} * one.tiles_y, one.k_blocks, kMinClusterKBlocksDecode, fit);
-  return s > 1 ? cluster_plan_for(t, s, m, n, k, sm_count) : one;
+  const int s =
+      cluster_size(int64_t{one.tiles_x} * one.tiles_y, one.k_blocks, kMinClusterKBlocksDecode, kMaxClusterSplit, fit);
+  if (s < 2) return one;
+  if (ws.splits > 1 && ws.kb_per_split + kWorkspaceSplitCostKBlocks < ceil_div(one.k_blocks, s)) return one;
+  return cluster_plan_for(t, s, m, n, k, sm_count);
 }
 
-// Normal tiles that fill less than one wave: the cluster split of either
-// tile (128 x 128 or 256 x 128) with the shortest modelled makespan,
-// ceil(K blocks / S) x block cost + tile overhead + tree levels x level
-// cost, when it beats the unsplit 128 x 128 tile's K blocks + overhead.
-// 1 in `cluster` when none does.
-inline Plan normal_cluster_plan(bool block_scales, int m, int n, int k, int sm_count, const ClusterFit& fit) {
-  const Tile large = block_scales ? Tile::k128x128Block : Tile::k128x128;
-  const Tile wide = block_scales ? Tile::k256x128Block : Tile::k256x128;
-  const Plan l1 = plan_for(large, 1, m, n, k, sm_count, 0);
-  Plan best = l1;
-  double best_cost = l1.k_blocks * k128x128BlockCost + k128x128TileOverhead;
-  struct Candidate { Tile tile; double block, overhead, level; };
-  const Candidate candidates[] = {
-      {large, k128x128BlockCost, k128x128TileOverhead, k128x128ClusterLevelCost},
-      {wide, k256x128BlockCost, k256x128TileOverhead, k256x128ClusterLevelCost}};
-  for (const Candidate& c : candidates) {
-    const Plan one = plan_for(c.tile, 1, m, n, k, sm_count, 0);
-    const int s = cluster_size(int64_t{one.tiles_x} * one.tiles_y, one.k_blocks, kMinSplitKBlocksLarge, fit);
-    if (s < 2) continue;
-    const double cost =
-        static_cast<double>(ceil_div(one.k_blocks, s)) * c.block + c.overhead + tree_levels(s) * c.level;
-    if (cost < best_cost) {
-      best_cost = cost;
-      best = cluster_plan_for(c.tile, s, m, n, k, sm_count);
-    }
-  }
-  return best;
+// Normal tiles below one wave whose workspace split-K (`splits` ways) has no
+// workspace: the 128 x 128 tile in clusters of up to as many CTAs. Where the
+// workspace is lent, its split stays: in the v13-csplit run the cluster
+// splits of normal tiles tied with it at best (128x4096x4096 14.5 us in
+// clusters of 2, 14.3 at 2 workspace splits, 16.1 unsplit) and lost where
+// they fit fewer CTAs (128x5120x32768 block), and the 256 x 128 tile in
+// clusters lost to the unsplit 128 x 128 one (512x2112x7168: 29.1 us in
+// clusters of 3, 23.5 unsplit). 1 in `cluster` when none fits.
+inline Plan normal_cluster_plan(Tile large, int splits, int m, int n, int k, int sm_count, const ClusterFit& fit) {
+  const Plan one = plan_for(large, 1, m, n, k, sm_count, 0);
+  const int s = cluster_size(int64_t{one.tiles_x} * one.tiles_y, one.k_blocks, kMinSplitKBlocksLarge, splits, fit);
+  return s > 1 ? cluster_plan_for(large, s, m, n, k, sm_count) : one;
 }
 
 // Decode split count: as many splits as fill one wave, each keeping
@@ -236,19 +221,21 @@ inline int decode_splits(const Plan& one, int sm_count) {
 // tiles fill at most half the SMs.
 // Splits are costly here: a split writes and reads back an f32 partial tile,
 // 4x the bytes of its bf16 output (measured in docs/perf.md).
-// A cluster split (`fit`: the device's cluster capacity; the default plans
-// none) goes first where one fits: decode_cluster_plan, normal_cluster_plan.
-// It needs no workspace, so callers without one (the Python front end) get
-// split-K too; the workspace split-K stays for what no cluster split takes.
+// Cluster splits (`fit`: the device's cluster capacity; the default plans
+// none): decode_cluster_plan for decode, where they beat the workspace
+// split; normal_cluster_plan for the normal tiles only where the workspace
+// split has no workspace. They need none, so callers without one (the
+// Python front end) get split-K too.
 inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available,
                       const ClusterFit& fit = ClusterFit{}) {
   const bool swap = m <= kSwapMaxM;
   const int k_blocks = static_cast<int>(ceil_div(k, kBlockK));
   if (swap) {
     const Tile t = block_scales ? Tile::k128x64SwapBlock : Tile::k128x64Swap;
-    if (const Plan c = decode_cluster_plan(t, m, n, k, sm_count, fit); c.cluster > 1) return c;
-    return plan_for(t, decode_splits(plan_for(t, 1, m, n, k, sm_count, 0), sm_count), m, n, k, sm_count,
-                    workspace_available);
+    const Plan ws = plan_for(t, decode_splits(plan_for(t, 1, m, n, k, sm_count, 0), sm_count), m, n, k, sm_count,
+                             workspace_available);
+    if (const Plan c = decode_cluster_plan(t, m, n, k, sm_count, fit, ws); c.cluster > 1) return c;
+    return ws;
   }
   const Tile large = block_scales ? Tile::k128x128Block : Tile::k128x128;
   const Tile wide = block_scales ? Tile::k256x128Block : Tile::k256x128;
@@ -265,10 +252,12 @@ inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size
                            large_waves * (k_blocks * k128x128BlockCost + k128x128TileOverhead);
     return wide_wins ? w1 : l1;
   }
-  if (const Plan c = normal_cluster_plan(block_scales, m, n, k, sm_count, fit); c.cluster > 1) return c;
   const int splits =
       std::max(1, std::min(static_cast<int>(sm_count / large_tiles), k_blocks / kMinSplitKBlocksLarge));
-  return plan_for(large, splits, m, n, k, sm_count, workspace_available);
+  const Plan ws = plan_for(large, splits, m, n, k, sm_count, workspace_available);
+  if (splits > 1 && ws.splits == 1)  // no workspace for it
+    if (const Plan c = normal_cluster_plan(large, splits, m, n, k, sm_count, fit); c.cluster > 1) return c;
+  return ws;
 }
 
 }  // namespace fp8kit::sm90
