@@ -13,17 +13,17 @@
 // A hand-off, per consumer warpgroup (consumer c of one CTA meets consumer
 // c of the other; each holds the same rows of the tile):
 //   sender:   writes its f32 accumulators into its own stage memory (the
-//             "slot"), every thread arrives on the receiver's cluster_ready[l]
-//             (release, cluster scope), then waits on its cluster_read, so
-//             that its shared memory outlives the receiver's reads.
+//             "slot"), and every thread arrives on the receiver's
+//             cluster_ready[l] (release, cluster scope);
 //   receiver: waits on cluster_ready[l] (acquire, cluster scope), reads the
-//             slot through distributed shared memory (ld.shared::cluster),
-//             adds it in registers, and every thread arrives on the sender's
-//             cluster_read.
+//             slot through distributed shared memory (ld.shared::cluster)
+//             and adds it in registers.
 // The receiver never writes the sender's memory, and a CTA writes its own
 // slot once, when it becomes a sender, after its last read as a receiver:
 // no slot needs freeing. The barriers of every CTA are initialised before
-// the kernel's cluster barrier (kernel.cuh), so no arrive precedes an init.
+// the kernel's first cluster barrier, and no CTA exits before the second
+// (kernel.cuh: its consumers arrive once their reduction is done, every
+// thread waits at the end), so a slot outlives its reads.
 // Device code for sm_90a only: included under FP8KIT_HAS_WGMMA.
 #pragma once
 
@@ -59,12 +59,9 @@ struct ClusterSlot {
   }
 };
 
-__device__ __forceinline__ void init_cluster_barriers(uint64_t (&ready)[kClusterLevels][kConsumers],
-                                                      uint64_t (&read)[kConsumers]) {
-  for (int c = 0; c < kConsumers; ++c) {
-    for (int l = 0; l < kClusterLevels; ++l) cuda::ptx::mbarrier_init(&ready[l][c], kWarpgroupThreads);
-    cuda::ptx::mbarrier_init(&read[c], kWarpgroupThreads);
-  }
+__device__ __forceinline__ void init_cluster_barriers(uint64_t (&ready)[kClusterLevels][kConsumers]) {
+  for (int l = 0; l < kClusterLevels; ++l)
+    for (int c = 0; c < kConsumers; ++c) cuda::ptx::mbarrier_init(&ready[l][c], kWarpgroupThreads);
 }
 
 // The cluster's reduction for one consumer warpgroup, after its K loop.
@@ -93,7 +90,6 @@ __device__ __forceinline__ bool cluster_reduce(const KernelArgs& p, SharedStorag
             slot[(s * Slot::kQuads + q) * kWarpgroupThreads + thread] =
                 make_float4(acc[s][4 * q], acc[s][4 * q + 1], acc[s][4 * q + 2], acc[s][4 * q + 3]);
       ptx::arrive_cluster(ptx::cluster_address(&smem.cluster_ready[level][consumer], rank - step));
-      ptx::wait_barrier_cluster(&smem.cluster_read[consumer], 0);
       return false;
     }
     if (rank + step < static_cast<uint32_t>(splits)) {  // receiver: adds rank + step's partial
@@ -111,7 +107,6 @@ __device__ __forceinline__ bool cluster_reduce(const KernelArgs& p, SharedStorag
             acc[s][4 * q + 2] += v.z;
             acc[s][4 * q + 3] += v.w;
           }
-      ptx::arrive_cluster(ptx::cluster_address(&smem.cluster_read[consumer], rank + step));
     }
   }
   return true;

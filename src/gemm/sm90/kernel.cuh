@@ -72,8 +72,12 @@ __device__ __forceinline__ void consume(const KernelArgs& p, const CUtensorMap* 
     RowFactors<T> rf;
     rf.load(p, w, Fragment(sub_row0<T>(w, consumer, 0), w.y0, thread).row0);
     mma_unit<T, TX, TY>(w, smem, ps, consumer, thread, acc0, acc1, master);
-    if constexpr (!Cfg::kGrouped)  // a cluster split: only its leader stores the tile
-      if (p.cluster_splits > 1 && !cluster_reduce<T>(p, smem, consumer, thread, master)) continue;
+    if constexpr (!Cfg::kGrouped)
+      if (p.cluster_splits > 1) {  // a cluster split: only its leader stores the tile
+        const bool leader = cluster_reduce<T>(p, smem, consumer, thread, master);
+        cuda::ptx::barrier_cluster_arrive();  // done with the other CTAs' memory (the kernel's end waits)
+        if (!leader) continue;
+      }
     epilogue<T>(p, tmap_d, w, u, consumer, thread, master, rf, cf, smem, store_pending);
   }
   // Shared memory must outlive the stores that read it.
@@ -100,7 +104,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       // One arrive per consumer warp; in block tiles, per consumer thread.
       cuda::ptx::mbarrier_init(&smem.empty[s], Cfg::kBlock ? kConsumers * kWarpgroupThreads : kConsumerWarps);
     }
-    if (p.cluster_splits > 1) init_cluster_barriers(smem.cluster_ready, smem.cluster_read);
+    if (p.cluster_splits > 1) init_cluster_barriers(smem.cluster_ready);
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
   build_group_table<T>(p, smem);  // grouped tiles only
@@ -126,6 +130,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int consumer = warpgroup - 1;
     if (threadIdx.x % kWarpgroupThreads == 0) ptx::prefetch_tensormap(&tmap_d);
     consume<T, TX, TY>(p, &tmap_d, smem, consumer, threadIdx.x % kWarpgroupThreads);
+  }
+  // A cluster split: no CTA exits while another may still read its shared
+  // memory (the consumers arrived in consume, after their reduction).
+  if (p.cluster_splits > 1) {
+    if (warpgroup == 0) cuda::ptx::barrier_cluster_arrive();
+    cuda::ptx::barrier_cluster_wait();
   }
 }
 

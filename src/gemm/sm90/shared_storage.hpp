@@ -43,10 +43,8 @@ struct SharedStorage : GroupTable<TileConfig<T>::kGrouped> {
   uint64_t empty[Cfg::kStages];  // the consumers are done with the stage
   unsigned last_flag[kConsumers];  // split-K: this consumer's tile part arrived last
   // Cluster split (cluster_split.cuh), per consumer: the partner's partial of
-  // tree level l is ready to read (cluster_ready[l]); this CTA's partial has
-  // been read (cluster_read).
+  // tree level l is ready to read.
   uint64_t cluster_ready[kClusterLevels][kConsumers];
-  uint64_t cluster_read[kConsumers];
 
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage)) + kSwizzleAtomBytes;
 };
