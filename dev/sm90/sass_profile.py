@@ -17,7 +17,8 @@ import re
 import subprocess
 import sys
 
-TILES = ["128x128", "128x128,block", "128x64,swap", "128x64,swap,block", "256x128", "256x128,block"]
+TILES = ["128x128", "128x128,block", "128x64,swap", "128x64,swap,block", "256x128", "256x128,block",
+         "128x128,pingpong", "128x128,pingpong,block"]
 FP8 = {"0": "e4m3", "1": "e5m2"}
 # _ZN...sm90_fp8_gemm_kernelILNS0_4TileE<t>EL12fp8kit_dtype<x>ELS3_<y>EE...
 KERNEL = re.compile(r"sm90_fp8_gemm_kernelILN\w+?TileE(\d)EL12fp8kit_dtype(\d)ELS\d_(\d)EE")

@@ -66,6 +66,7 @@ struct Forced {
   sm90::Tile tile;
   int splits;
   bool workspace = true;
+  int sm_count = 0;  // SMs the plan spreads the units over (0: the device's); fewer: more units per CTA
 };
 
 struct Tally {
@@ -96,8 +97,8 @@ void run(const ref::GemmCase& c, const DeviceInfo& dev, void* ws, const Forced* 
   env.workspace = forced->workspace ? ws : nullptr;
   env.workspace_size = forced->workspace ? kWorkspace : 0;
   env.workspace_zeroed = forced->workspace;  // zeroed by zero_fill(), left so by every run
-  const sm90::Plan pl = sm90::plan_for(forced->tile, forced->splits, p.m, p.n, p.k, dev.sm_count,
-                                       env.workspace_size);
+  const sm90::Plan pl = sm90::plan_for(forced->tile, forced->splits, p.m, p.n, p.k,
+                                       forced->sm_count > 0 ? forced->sm_count : dev.sm_count, env.workspace_size);
   const char* kernel = "";
   HARNESS_CUDA(sm90::launch_plan(p, dev, env, nullptr, pl, &kernel));
   HARNESS_CUDA(cudaDeviceSynchronize());
@@ -147,6 +148,14 @@ int sanitize() {
       const Forced f{t.tile, splits};
       run(c, dev, ws.get(), &f, rng, tally);
     }
+  // Ping-pong tiles: 3 x 3 tiles over 4 CTAs (three units in CTA 0, so
+  // consumer 0 runs two and consumer 1 one; two in the others).
+  for (bool block : {false, true}) {
+    const Forced f{block ? sm90::Tile::k128x128PingPongBlock : sm90::Tile::k128x128PingPong, 1, true, 4};
+    const ref::GemmCase c = block ? make_case(300, 330, 1040, rot++, FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK)
+                                  : make_case(300, 330, 1040, rot++, FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL);
+    run(c, dev, ws.get(), &f, rng, tally);
+  }
   // The plan's own choices on a tiny and a decode split-K shape.
   run(make_case(1, 129, 16, 0, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR), dev, ws.get(), nullptr, rng, tally);
   run(make_case(5, 300, 8320, 1, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR), dev, ws.get(), nullptr, rng, tally);
@@ -183,6 +192,13 @@ int check(bool quick) {
       const Forced f{block ? sm90::Tile::k256x128Block : sm90::Tile::k256x128, splits};
       const auto am = block ? FP8KIT_SCALE_BLOCK : FP8KIT_SCALE_ROW, bm = block ? FP8KIT_SCALE_BLOCK : FP8KIT_SCALE_COL;
       run(make_case(1000, 2100, 1040, rot++, am, bm), dev, ws.get(), &f, rng, tally);
+    }
+  // Ping-pong tiles over 1, 3 and 7 CTAs: odd and even unit counts per CTA, ragged shapes.
+  for (int block = 0; block < 2; ++block)
+    for (int sms : {1, 3, 7}) {
+      const Forced f{block ? sm90::Tile::k128x128PingPongBlock : sm90::Tile::k128x128PingPong, 1, true, sms};
+      const auto am = block ? FP8KIT_SCALE_BLOCK : FP8KIT_SCALE_ROW, bm = block ? FP8KIT_SCALE_BLOCK : FP8KIT_SCALE_COL;
+      run(make_case(1000, 700, 1040, rot++, am, bm), dev, ws.get(), &f, rng, tally);
     }
   const Forced no_ws{sm90::Tile::k128x64Swap, 2, false};
   run(make_case(5, 300, 8320, 0, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR), dev, ws.get(), &no_ws, rng, tally);
@@ -260,7 +276,8 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, const
   if (sweep) {
     plans.clear();
     std::vector<sm90::Tile> tiles{block ? sm90::Tile::k128x128Block : sm90::Tile::k128x128,
-                                  block ? sm90::Tile::k256x128Block : sm90::Tile::k256x128};
+                                  block ? sm90::Tile::k256x128Block : sm90::Tile::k256x128,
+                                  block ? sm90::Tile::k128x128PingPongBlock : sm90::Tile::k128x128PingPong};
     if (chosen.swap) tiles = {chosen.tile};
     for (sm90::Tile t : tiles)
       for (int splits : {1, 2, 3, 4, 6, 8, 12, 16}) {

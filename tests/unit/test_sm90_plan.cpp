@@ -33,7 +33,8 @@ void expect_consistent(const Plan& p, int m, int n, int k, bool block, int sms, 
   EXPECT_EQ(p.block_n, shape.block_n);
   EXPECT_EQ(p.swap, shape.swap);
   EXPECT_EQ(p.swap, m <= sm90::kSwapMaxM);
-  const bool block_tile = p.tile == Tile::k128x128Block || p.tile == Tile::k256x128Block || p.tile == Tile::k128x64SwapBlock;
+  const bool block_tile = p.tile == Tile::k128x128Block || p.tile == Tile::k256x128Block ||
+                          p.tile == Tile::k128x64SwapBlock || p.tile == Tile::k128x128PingPongBlock;
   EXPECT_EQ(block_tile, block);
   // Tiles cover the kernel rows and columns exactly (no empty tile row or column).
   const int rows_x = p.swap ? n : m, rows_y = p.swap ? m : n;
@@ -203,6 +204,39 @@ TEST(Sm90Plan, SharedMemoryBudgetPerTile) {
   expect_fits<Tile::k256x128Block>(3);
   expect_fits<Tile::k128x64Swap>(8);
   expect_fits<Tile::k128x64SwapBlock>(8);
+  expect_fits<Tile::k128x128PingPong>(6);
+  expect_fits<Tile::k128x128PingPongBlock>(5);
+}
+
+// The schedule override: ping-pong replaces the normal tiles (never split,
+// whatever the workspace), leaves decode to the swapped tile; cooperative
+// and the default give the cooperative plan (the rule picks no ping-pong yet).
+TEST(Sm90Plan, ForcedSchedules) {
+  for (int m : {1, 64, 65, 512, 1000, 8192})
+    for (int n : {300, 2104, 8192})
+      for (int k : {512, 4224, 16384})
+        for (bool block : {false, true}) {
+          SCOPED_TRACE(label(m, n, k, block, kH200Sms, kAnyWorkspace));
+          const Plan coop = sm90::cooperative_plan(m, n, k, block, kH200Sms, kAnyWorkspace);
+          const Plan pp = sm90::make_plan(m, n, k, block, kH200Sms, kAnyWorkspace, sm90::Schedule::kPingPong);
+          expect_consistent(pp, m, n, k, block, kH200Sms, kAnyWorkspace);
+          if (coop.swap) {
+            EXPECT_EQ(pp.tile, coop.tile);
+            EXPECT_EQ(pp.splits, coop.splits);
+          } else {
+            EXPECT_EQ(pp.tile, block ? Tile::k128x128PingPongBlock : Tile::k128x128PingPong);
+            EXPECT_FALSE(pp.split_k);
+            EXPECT_EQ(pp.splits, 1);
+            EXPECT_EQ(pp.workspace_bytes(), 0u);
+          }
+          for (sm90::Schedule s : {sm90::Schedule::kCooperative, sm90::Schedule::kAuto}) {
+            const Plan p = sm90::make_plan(m, n, k, block, kH200Sms, kAnyWorkspace, s);
+            EXPECT_EQ(p.tile, coop.tile);
+            EXPECT_EQ(p.splits, coop.splits);
+          }
+        }
+  // plan_for never splits a ping-pong tile.
+  EXPECT_EQ(sm90::plan_for(Tile::k128x128PingPong, 4, 200, 300, 4224, kH200Sms, kAnyWorkspace).splits, 1);
 }
 
 }  // namespace

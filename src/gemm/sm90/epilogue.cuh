@@ -230,7 +230,8 @@ __device__ __forceinline__ void epilogue(const KernelArgs& p, const CUtensorMap*
                                          const ColFactor& cf, SharedStorage<T>& smem, bool& store_pending) {
   using Cfg = TileConfig<T>;
   constexpr int BN = Cfg::kBlockN;
-  if (p.splits > 1 && !reduce_splits<T>(p, w, unit, consumer, thread, acc, smem.last_flag)) return;
+  if constexpr (Cfg::kSplitK)
+    if (p.splits > 1 && !reduce_splits<T>(p, w, unit, consumer, thread, acc, smem.last_flag)) return;
 
   float row_bias[Cfg::kSubTiles][2];
 #pragma unroll

@@ -16,7 +16,8 @@
 // TMA; in block-scale tiles its warp 1, the scale warp, copies each K block's
 // scales into the stage); warpgroups 1 and 2 are consumers, each owning half
 // of the tile's kernel rows (one or two wgmma m64 sub-tiles) and all BN
-// columns.
+// columns (cooperative), or in the ping-pong tiles every other unit whole
+// (pingpong.cuh).
 //
 // Block scales (1x128 on A, 128x128 on B): each 128-deep K block's wgmma sum
 // is promoted into an f32 master accumulator with the two scales of that K
@@ -43,6 +44,7 @@
 #if FP8KIT_HAS_WGMMA
 #include "gemm/sm90/epilogue.cuh"
 #include "gemm/sm90/mainloop.cuh"
+#include "gemm/sm90/pingpong.cuh"
 #include "gemm/sm90/ptx.cuh"
 #include "gemm/sm90/scales.cuh"
 #include "gemm/sm90/tile_scheduler.cuh"
@@ -93,8 +95,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int s = 0; s < Cfg::kStages; ++s) {
       // The producer's arrive (+ TMA bytes), and in block tiles the scale warp's.
       cuda::ptx::mbarrier_init(&smem.full[s], 1 + (Cfg::kBlock ? kScaleWarpLanes : 0));
-      // One arrive per consumer warp; in block tiles, per consumer thread.
-      cuda::ptx::mbarrier_init(&smem.empty[s], Cfg::kBlock ? kConsumers * kWarpgroupThreads : kConsumerWarps);
+      // One arrive per reading consumer warp; in block tiles, per thread.
+      cuda::ptx::mbarrier_init(&smem.empty[s], Cfg::kEmptyArrivals);
     }
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
@@ -114,7 +116,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     ptx::setmaxnreg_inc<kConsumerRegs>();
     const int consumer = warpgroup - 1;
     if (threadIdx.x % kWarpgroupThreads == 0) ptx::prefetch_tensormap(&tmap_d);
-    consume<T, TX, TY>(p, &tmap_d, smem, consumer, threadIdx.x % kWarpgroupThreads);
+    if constexpr (Cfg::kPingPong) consume_pingpong<T, TX, TY>(p, &tmap_d, smem, consumer, threadIdx.x % kWarpgroupThreads);
+    else consume<T, TX, TY>(p, &tmap_d, smem, consumer, threadIdx.x % kWarpgroupThreads);
   }
 }
 

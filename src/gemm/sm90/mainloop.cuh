@@ -141,7 +141,7 @@ __device__ __forceinline__ void mma_unit(const Unit& w, SharedStorage<T>& smem, 
       if constexpr (Cfg::kBlock) fac.read(smem.scales[ps.stage], f.row0 - w.x0, f.col0 - w.y0);
 #pragma unroll
       for (int s = 0; s < kSub; ++s) {
-        issue_block(acc0, ps.stage, (consumer * kSub + s) * kWgmmaM);
+        issue_block(acc0, ps.stage, sub_tile_index<T>(consumer, s) * kWgmmaM);
         ptx::wgmma_wait<0>();
         ptx::fence_operands(acc0);
         if (s == kSub - 1) release_stage<T>(smem, ps.stage, lane0);  // the slot's scales were read at the top

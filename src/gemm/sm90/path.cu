@@ -10,6 +10,8 @@
 #include <atomic>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "core/dtype.hpp"
@@ -45,8 +47,10 @@ const Kernel kKernels[kTiles][2][2] = {
     FP8KIT_SM90_ENTRIES(Tile::k128x64SwapBlock, "128x64,swap,block"),
     FP8KIT_SM90_ENTRIES(Tile::k256x128, "256x128"),
     FP8KIT_SM90_ENTRIES(Tile::k256x128Block, "256x128,block"),
+    FP8KIT_SM90_ENTRIES(Tile::k128x128PingPong, "128x128,pingpong"),
+    FP8KIT_SM90_ENTRIES(Tile::k128x128PingPongBlock, "128x128,pingpong,block"),
 };
-static_assert(static_cast<int>(Tile::k256x128Block) + 1 == kTiles, "one row of kKernels per tile");
+static_assert(static_cast<int>(Tile::k128x128PingPongBlock) + 1 == kTiles, "one row of kKernels per tile");
 #undef FP8KIT_SM90_ENTRIES
 
 std::atomic<uint64_t> g_smem_set[kTiles][2][2];  // sm90::allow_smem's masks
@@ -81,9 +85,21 @@ bool accepts(const GemmParams& p, const DeviceInfo& dev, std::string* why) {
   return true;
 }
 
-size_t workspace_size(const GemmParams& p, const DeviceInfo& dev) {
-  return sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, SIZE_MAX).workspace_bytes();
+// A development override of the schedule (benchmarks, forced GPU tests):
+// FP8KIT_SM90_SCHEDULE=pingpong|cooperative, read at each call. Unset or
+// anything else: the plan's rule.
+sm90::Schedule schedule_override() {
+  const char* v = std::getenv("FP8KIT_SM90_SCHEDULE");
+  if (v && std::strcmp(v, "pingpong") == 0) return sm90::Schedule::kPingPong;
+  if (v && std::strcmp(v, "cooperative") == 0) return sm90::Schedule::kCooperative;
+  return sm90::Schedule::kAuto;
 }
+
+sm90::Plan plan_of(const GemmParams& p, const DeviceInfo& dev, size_t workspace_available) {
+  return sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, workspace_available, schedule_override());
+}
+
+size_t workspace_size(const GemmParams& p, const DeviceInfo& dev) { return plan_of(p, dev, SIZE_MAX).workspace_bytes(); }
 
 // The kernel's arguments in X / Y terms (kernel_args.hpp): the one place
 // that turns the plan's orientation into sides.
@@ -161,8 +177,7 @@ namespace {
 cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
                    const char** kernel_name) {
   const size_t avail = env.workspace ? env.workspace_size : 0;
-  return sm90::launch_plan(p, dev, env, stream, sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, avail),
-                           kernel_name);
+  return sm90::launch_plan(p, dev, env, stream, plan_of(p, dev, avail), kernel_name);
 }
 
 const void* probe() { return reinterpret_cast<const void*>(kKernels[0][0][0].fn); }

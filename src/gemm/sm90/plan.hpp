@@ -58,6 +58,7 @@ constexpr double k256x128WaveCostBlockScales = 1.8;
 struct Plan {
   Tile tile;
   bool swap;
+  bool split_k;           // the tile can split K (not the ping-pong tiles)
   int block_m, block_n;
   int tiles_x, tiles_y, group_x;
   int k_blocks, splits, kb_per_split, num_units, grid;
@@ -72,6 +73,7 @@ constexpr Plan shape_of() {
   Plan pl{};
   pl.tile = T;
   pl.swap = TileConfig<T>::kSwap;
+  pl.split_k = TileConfig<T>::kSplitK;
   pl.block_m = TileConfig<T>::kBlockM;
   pl.block_n = TileConfig<T>::kBlockN;
   return pl;
@@ -87,6 +89,8 @@ inline Plan shape_of(Tile t) {
     case Tile::k128x64Swap: return shape_of<Tile::k128x64Swap>();
     case Tile::k128x64SwapBlock: return shape_of<Tile::k128x64SwapBlock>();
     case Tile::k256x128: return shape_of<Tile::k256x128>();
+    case Tile::k128x128PingPong: return shape_of<Tile::k128x128PingPong>();
+    case Tile::k128x128PingPongBlock: return shape_of<Tile::k128x128PingPongBlock>();
     default: return shape_of<Tile::k256x128Block>();
   }
 }
@@ -102,6 +106,7 @@ inline Plan plan_for(Tile t, int splits, int m, int n, int k, int sm_count, size
   pl.tiles_y = static_cast<int>(ceil_div(rows_y, pl.block_n));
   pl.group_x = std::min(pl.tiles_x, kGroupX);
   const int64_t tiles = int64_t{pl.tiles_x} * pl.tiles_y;
+  if (!pl.split_k) splits = 1;
   splits = std::max(1, std::min(splits, pl.k_blocks));
   pl.kb_per_split = static_cast<int>(ceil_div(pl.k_blocks, splits));
   splits = static_cast<int>(ceil_div(pl.k_blocks, pl.kb_per_split));  // no empty split
@@ -147,7 +152,7 @@ inline int decode_splits(const Plan& one, int sm_count) {
 // tiles fill at most half the SMs.
 // Splits are costly here: a split writes and reads back an f32 partial tile,
 // 4x the bytes of its bf16 output (measured in docs/perf.md).
-inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available) {
+inline Plan cooperative_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available) {
   const bool swap = m <= kSwapMaxM;
   const int k_blocks = static_cast<int>(ceil_div(k, kBlockK));
   if (swap) {
@@ -173,6 +178,30 @@ inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size
   const int splits =
       std::max(1, std::min(static_cast<int>(sm_count / large_tiles), k_blocks / kMinSplitKBlocksLarge));
   return plan_for(large, splits, m, n, k, sm_count, workspace_available);
+}
+
+// ---- Schedule: cooperative or ping-pong (issue 11) -----------------------------
+// kAuto: the plan's rule; the others force one (FP8KIT_SM90_SCHEDULE in
+// path.cu, a development override for benchmarks and forced tests).
+enum class Schedule { kAuto, kCooperative, kPingPong };
+
+// Whether the ping-pong tile (pingpong.cuh) beats the cooperative plan
+// `coop`. Not yet: measured in docs/perf.md (v13-pingpong).
+inline bool pingpong_wins(const Plan& coop, int sm_count) {
+  static_cast<void>(coop);
+  static_cast<void>(sm_count);
+  return false;
+}
+
+// The cooperative plan, or its ping-pong twin (never split, never swapped)
+// where the schedule asks for it or the rule above picks it.
+inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available,
+                      Schedule schedule = Schedule::kAuto) {
+  const Plan coop = cooperative_plan(m, n, k, block_scales, sm_count, workspace_available);
+  if (coop.swap || schedule == Schedule::kCooperative) return coop;
+  if (schedule == Schedule::kAuto && !pingpong_wins(coop, sm_count)) return coop;
+  const Tile t = block_scales ? Tile::k128x128PingPongBlock : Tile::k128x128PingPong;
+  return plan_for(t, 1, m, n, k, sm_count, workspace_available);
 }
 
 }  // namespace fp8kit::sm90

@@ -14,7 +14,6 @@ constexpr int kKSteps = kBlockK / kWgmmaK;
 constexpr int kWarpgroupThreads = 128;
 constexpr int kConsumers = 2;
 constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
-constexpr int kConsumerWarps = kConsumers * kWarpgroupThreads / 32;
 constexpr int kProducerRegs = 40;      // setmaxnreg: producer gives registers away
 constexpr int kScaleWarp = 1;          // block tiles: the producer warpgroup's warp that loads the scales
 constexpr int kScaleWarpLanes = 32;
@@ -30,6 +29,9 @@ constexpr int kMaxBlockM = 256;          // the largest tile's kernel rows (TMA 
 //   k128x128, k128x128Block:         normal (X = A), non-block / block scales
 //   k256x128, k256x128Block:         normal, each consumer holds two m64 sub-tiles
 //   k128x64Swap, k128x64SwapBlock:   swapped (X = B) for M <= 64 (decode)
+//   k128x128PingPong(Block):         normal, ping-pong: each consumer owns a
+//                                    whole 128 x 128 tile (two m64 sub-tiles)
+//                                    of every other unit (pingpong.cuh)
 //   kGrouped*:                       the same four 128-row tiles over the
 //                                    (expert, tile) units of a grouped launch
 //                                    (tile_scheduler.cuh); their shared memory
@@ -44,12 +46,14 @@ enum class Tile {
   k128x64SwapBlock,
   k256x128,
   k256x128Block,
+  k128x128PingPong,
+  k128x128PingPongBlock,
   kGrouped128x128,
   kGrouped128x128Block,
   kGrouped128x64Swap,
   kGrouped128x64SwapBlock,
 };
-constexpr int kTileCount = 6;         // the dense tiles (the first six)
+constexpr int kTileCount = 8;         // the dense tiles (the first eight)
 constexpr int kGroupedTileCount = 4;  // the grouped ones after them
 // Grouped launches: experts one CTA's unit table holds (2 ints each: 8 KiB
 // at 1024, which costs the 128 x 128 tile its sixth stage; the other tiles
@@ -62,11 +66,21 @@ struct TileConfig {
   static constexpr bool kSwap = (T == Tile::k128x64Swap || T == Tile::k128x64SwapBlock ||
                                  T == Tile::kGrouped128x64Swap || T == Tile::kGrouped128x64SwapBlock);
   static constexpr bool kBlock = (T == Tile::k128x128Block || T == Tile::k128x64SwapBlock || T == Tile::k256x128Block ||
-                                  T == Tile::kGrouped128x128Block || T == Tile::kGrouped128x64SwapBlock);
+                                  T == Tile::k128x128PingPongBlock || T == Tile::kGrouped128x128Block ||
+                                  T == Tile::kGrouped128x64SwapBlock);
+  // Ping-pong: consumer c runs the CTA's local units c, c + 2, ... alone,
+  // so one consumer's epilogue runs under the other's K loop.
+  static constexpr bool kPingPong = (T == Tile::k128x128PingPong || T == Tile::k128x128PingPongBlock);
+  // Consumer warpgroups that share one unit (its rows split between them).
+  static constexpr int kUnitConsumers = kPingPong ? 1 : kConsumers;
   static constexpr bool kWideTile = (T == Tile::k256x128 || T == Tile::k256x128Block);
   static constexpr int kBlockM = kWideTile ? 256 : 128;
-  // m64 sub-tiles per consumer warpgroup: 1, or 2 in the 256 x 128 tiles.
-  static constexpr int kSubTiles = kBlockM / (kConsumers * kWgmmaM);
+  // m64 sub-tiles per consumer warpgroup: 1, or 2 in the 256 x 128 and
+  // ping-pong tiles.
+  static constexpr int kSubTiles = kBlockM / (kUnitConsumers * kWgmmaM);
+  // Split-K: every tile but the ping-pong ones (the plan never splits
+  // those; their partials would need a layout of their own).
+  static constexpr bool kSplitK = !kPingPong;
   // 128 for the normal tiles: the m64 x BN f32 accumulators must fit the
   // consumers' 232 registers (two wgmma accumulators and the master at
   // 128 x 128; one accumulator and two masters at 256 x 128).
@@ -109,6 +123,9 @@ struct TileConfig {
   // on the suite: docs/perf.md); so do the 256 x 128 tiles (two masters):
   // the other consumer's wgmma fills the tensor pipe during a promotion.
   static constexpr bool kDoubleAcc = !kBlock && kSubTiles == 1;
+  // Arrivals that free a stage: one per warp of the consumers that read it;
+  // in block tiles, per thread (release_stage in mainloop.cuh).
+  static constexpr int kEmptyArrivals = kUnitConsumers * (kBlock ? kWarpgroupThreads : kWarpgroupThreads / 32);
   static_assert(kBlockM <= kMaxBlockM, "a TMA box holds at most 256 rows");
   // The 256 x 128 block tile gets 3 stages (its scale slots cost the fourth;
   // 3 and 4 run at the same speed: docs/perf.md).

@@ -182,6 +182,12 @@ struct PipelineState {
       phase ^= 1u;
     }
   }
+  // n advances at once (a ping-pong consumer passing the other's K blocks).
+  __device__ __forceinline__ void skip(int n) {
+    const int s = stage + n;
+    phase ^= static_cast<uint32_t>(s / kStages) & 1u;
+    stage = s % kStages;
+  }
 };
 
 }  // namespace fp8kit::sm90
