@@ -19,8 +19,8 @@ import sys
 
 # fp8kit::sm90::Tile in order (tile_config.hpp): the dense tiles, then the grouped ones.
 TILES = ["128x128", "128x128,block", "128x64,swap", "128x64,swap,block", "256x128", "256x128,block", "128x192",
-         "128x192,block", "128x128,pingpong", "128x128,pingpong,block", "grouped,128x128", "grouped,128x128,block",
-         "grouped,128x64,swap", "grouped,128x64,swap,block", "grouped,128x16,swap"]
+         "128x192,block", "grouped,128x128", "grouped,128x128,block", "grouped,128x64,swap",
+         "grouped,128x64,swap,block", "grouped,128x16,swap"]
 FP8 = {"0": "e4m3", "1": "e5m2"}
 # _ZN...sm90_fp8_gemm_kernelILNS0_4TileE<t>EL12fp8kit_dtype<x>ELS3_<y>EE...
 KERNEL = re.compile(r"sm90_fp8_gemm_kernelILN\w+?TileE(\d+)EL12fp8kit_dtype(\d)ELS\d_(\d)EE")

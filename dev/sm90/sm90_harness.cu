@@ -5,8 +5,7 @@
 // (src/gemm/sm90/dev_api.hpp); timing over bench/shapes.json.
 //
 //   sm90_harness check [quick]                 shapes x modes x types, plus forced plans
-//   sm90_harness sanitize [pingpong]           small cases over every tile and split-K (for compute-sanitizer);
-//                                              pingpong: the ping-pong tiles' only
+//   sm90_harness sanitize                      small cases over every tile and split-K (for compute-sanitizer)
 //   sm90_harness bench MODE SUITE [M,N,K ...]  the plan's time per shape (MODE: tensor|token-channel|block)
 //   sm90_harness sweep MODE SUITE [M,N,K ...]  every tile x split candidate per shape (workspace and cluster)
 //
@@ -67,7 +66,6 @@ struct Forced {
   sm90::Tile tile;
   int splits;
   bool workspace = true;
-  int sm_count = 0;  // SMs the plan spreads the units over (0: the device's); fewer: more units per CTA
 };
 
 struct Tally {
@@ -98,8 +96,8 @@ void run(const ref::GemmCase& c, const DeviceInfo& dev, void* ws, const Forced* 
   env.workspace = forced->workspace ? ws : nullptr;
   env.workspace_size = forced->workspace ? kWorkspace : 0;
   env.workspace_zeroed = forced->workspace;  // zeroed by zero_fill(), left so by every run
-  const sm90::Plan pl = sm90::plan_for(forced->tile, forced->splits, p.m, p.n, p.k,
-                                       forced->sm_count > 0 ? forced->sm_count : dev.sm_count, env.workspace_size);
+  const sm90::Plan pl = sm90::plan_for(forced->tile, forced->splits, p.m, p.n, p.k, dev.sm_count,
+                                       env.workspace_size);
   const char* kernel = "";
   HARNESS_CUDA(sm90::launch_plan(p, dev, env, nullptr, pl, &kernel));
   HARNESS_CUDA(cudaDeviceSynchronize());
@@ -130,7 +128,7 @@ ref::GemmCase make_case(int64_t m, int64_t n, int64_t k, int rot, fp8kit_scale_m
 
 // Every tile (both scale kinds' twins) with and without split-K on small
 // ragged shapes: the sanitizers slow kernels by orders of magnitude.
-int sanitize(bool pingpong_only) {
+int sanitize() {
   const DeviceInfo dev = device_info();
   const ref::DeviceBuffer ws(kWorkspace);
   zero_fill(ws);
@@ -145,22 +143,11 @@ int sanitize(bool pingpong_only) {
   int rot = 0;
   for (const TileCase& t : tiles)
     for (int splits : {1, 2}) {
-      if (pingpong_only) continue;
       const ref::GemmCase c = t.block ? make_case(t.m, t.n, t.k, rot++, FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK)
                                     : make_case(t.m, t.n, t.k, rot++, FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL);
       const Forced f{t.tile, splits};
       run(c, dev, ws.get(), &f, rng, tally);
     }
-  // Ping-pong tiles: 5 x 4 tiles over 1, 3 and 7 CTAs (20, 7 / 6 and 3 / 2
-  // units per CTA: each consumer an odd or even count, the ring wrapping).
-  for (bool block : {false, true})
-    for (int sms : {1, 3, 7}) {
-      const Forced f{block ? sm90::Tile::k128x128PingPongBlock : sm90::Tile::k128x128PingPong, 1, true, sms};
-      const ref::GemmCase c = block ? make_case(520, 400, 1040, rot++, FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK)
-                                    : make_case(520, 400, 1040, rot++, FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL);
-      run(c, dev, ws.get(), &f, rng, tally);
-    }
-  if (pingpong_only) return tally.finish("sanitize");
   // The plan's own choices on a tiny and a decode split-K shape.
   run(make_case(1, 129, 16, 0, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR), dev, ws.get(), nullptr, rng, tally);
   run(make_case(5, 300, 8320, 1, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR), dev, ws.get(), nullptr, rng, tally);
@@ -199,13 +186,6 @@ int check(bool quick) {
       run(make_case(1000, 2100, 1040, rot++, am, bm), dev, ws.get(), &f, rng, tally);
       const Forced n{block ? sm90::Tile::k128x192Block : sm90::Tile::k128x192, splits};
       run(make_case(1000, 2100, 1040, rot++, am, bm), dev, ws.get(), &n, rng, tally);
-    }
-  // Ping-pong tiles over 1, 3 and 7 CTAs: odd and even unit counts per CTA, ragged shapes.
-  for (int block = 0; block < 2; ++block)
-    for (int sms : {1, 3, 7}) {
-      const Forced f{block ? sm90::Tile::k128x128PingPongBlock : sm90::Tile::k128x128PingPong, 1, true, sms};
-      const auto am = block ? FP8KIT_SCALE_BLOCK : FP8KIT_SCALE_ROW, bm = block ? FP8KIT_SCALE_BLOCK : FP8KIT_SCALE_COL;
-      run(make_case(1000, 700, 1040, rot++, am, bm), dev, ws.get(), &f, rng, tally);
     }
   const Forced no_ws{sm90::Tile::k128x64Swap, 2, false};
   run(make_case(5, 300, 8320, 0, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR), dev, ws.get(), &no_ws, rng, tally);
@@ -279,15 +259,13 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, const
   env.workspace_zeroed = true;
   const bool block = mode == fp8bench::Mode::Block;
   const sm90::ClusterFit fit = sm90::cluster_fit(dev);
-  const sm90::Plan chosen = sm90::make_plan(p.m, p.n, p.k, block, dev.sm_count, kWorkspace, sm90::ClusterForce::kPlan,
-                                            sm90::Schedule::kAuto, fit);
+  const sm90::Plan chosen = sm90::make_plan(p.m, p.n, p.k, block, dev.sm_count, kWorkspace, sm90::ClusterForce::kPlan, fit);
   std::vector<sm90::Plan> plans{chosen};
   if (sweep) {
     plans.clear();
     std::vector<sm90::Tile> tiles{block ? sm90::Tile::k128x128Block : sm90::Tile::k128x128,
                                   block ? sm90::Tile::k256x128Block : sm90::Tile::k256x128,
-                                  block ? sm90::Tile::k128x192Block : sm90::Tile::k128x192,
-                                  block ? sm90::Tile::k128x128PingPongBlock : sm90::Tile::k128x128PingPong};
+                                  block ? sm90::Tile::k128x192Block : sm90::Tile::k128x192};
     if (chosen.swap) tiles = {chosen.tile};
     for (sm90::Tile t : tiles)
       for (int splits : {1, 2, 3, 4, 6, 8, 12, 16}) {
@@ -343,9 +321,9 @@ int main(int argc, char** argv) {
   const std::string cmd = argc > 1 ? argv[1] : "check";
   try {
     if (cmd == "check") return check(argc > 2 && std::string(argv[2]) == "quick");
-    if (cmd == "sanitize") return sanitize(argc > 2 && std::string(argv[2]) == "pingpong");
+    if (cmd == "sanitize") return sanitize();
     if (cmd == "bench" || cmd == "sweep") return bench(argc, argv, cmd == "sweep");
-    std::fprintf(stderr, "usage: sm90_harness check [quick] | sanitize [pingpong] | bench|sweep MODE SUITE [M,N,K ...]\n");
+    std::fprintf(stderr, "usage: sm90_harness check [quick] | sanitize | bench|sweep MODE SUITE [M,N,K ...]\n");
     return fp8bench::kExitBadInput;
   } catch (const fp8bench::BadArgs& e) {
     std::fprintf(stderr, "sm90_harness: %s\n", e.what());

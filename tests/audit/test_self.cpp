@@ -100,7 +100,7 @@ TEST_P(GemmSass, TensorCoresOfTheTarget) {
     ++checked;
   }
   if (checked == 0) GTEST_SKIP() << "no FP8 GEMM kernel has an sm_" << target << " image in this build";
-  // Each sm_90a image carries the 20 grouped kernels beside the dense 40.
+  // Each sm_90a image carries the 20 grouped kernels beside the dense 32.
   if (wgmma_kernels > 0) EXPECT_EQ(grouped_wgmma, sm90::kGroupedTileCount * 4) << "of " << wgmma_kernels;
   RecordProperty("kernels", checked);
 }

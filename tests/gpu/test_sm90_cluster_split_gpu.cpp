@@ -165,8 +165,7 @@ TEST_P(Sm90ClusterSplitPlan, MatchesReference) {
   const int64_t out_bytes = c.d_type == FP8KIT_DTYPE_F32 ? 4 : 2;
   while ((c.n + c.ldd_pad) * out_bytes % 16) ++c.ldd_pad;
   const sm90::Plan pl = sm90::make_plan(static_cast<int>(s.m), static_cast<int>(s.n), static_cast<int>(s.k), block,
-                                        dev->sm_count, 0, sm90::ClusterForce::kPlan, sm90::Schedule::kAuto,
-                                        sm90::cluster_fit(*dev));
+                                        dev->sm_count, 0, sm90::ClusterForce::kPlan, sm90::cluster_fit(*dev));
   ::testing::Test::RecordProperty("cluster", std::to_string(pl.cluster_splits));
   // A lent pointer of 0 bytes: the plan gets no workspace.
   const fp8kit::ref::DeviceBuffer none(kNoWorkspaceBytes);

@@ -35,8 +35,7 @@ void expect_consistent(const Plan& p, int m, int n, int k, bool block, int sms, 
   EXPECT_EQ(p.swap, shape.swap);
   EXPECT_EQ(p.swap, m <= sm90::kSwapMaxM);
   const bool block_tile = p.tile == Tile::k128x128Block || p.tile == Tile::k256x128Block ||
-                          p.tile == Tile::k128x64SwapBlock || p.tile == Tile::k128x192Block ||
-                          p.tile == Tile::k128x128PingPongBlock;
+                          p.tile == Tile::k128x64SwapBlock || p.tile == Tile::k128x192Block;
   EXPECT_EQ(block_tile, block);
   // Tiles cover the kernel rows and columns exactly (no empty tile row or column).
   const int rows_x = p.swap ? n : m, rows_y = p.swap ? m : n;
@@ -320,7 +319,7 @@ TEST(Sm90Plan, ClusterPlansFitOneWaveWithoutWorkspace) {
     sm90::ClusterFit fit = full_fit(sms);
     if (i % 5 == 0) fit.ctas[8] = fit.ctas[7] = 0;  // a device without room for the largest clusters
     for (size_t ws : {size_t{0}, kAnyWorkspace}) {
-      const Plan p = sm90::make_plan(m, n, k, block, sms, ws, sm90::ClusterForce::kPlan, sm90::Schedule::kAuto, fit);
+      const Plan p = sm90::make_plan(m, n, k, block, sms, ws, sm90::ClusterForce::kPlan, fit);
       expect_consistent(p, m, n, k, block, sms, ws);
       if (p.cluster_splits == 1) continue;
       SCOPED_TRACE(label(m, n, k, block, sms, ws));
@@ -390,8 +389,7 @@ TEST(Sm90Plan, ClusterChoicesOnTheH200) {
       {512, 2112, 7168, true, 0, Tile::k128x128Block, 1, 1},              // 68 tiles: no split
   };
   for (const Pin& pin : pins) {
-    const Plan p = sm90::make_plan(pin.m, pin.n, pin.k, pin.block, kH200Sms, pin.ws, sm90::ClusterForce::kPlan,
-                                   sm90::Schedule::kAuto, h200);
+    const Plan p = sm90::make_plan(pin.m, pin.n, pin.k, pin.block, kH200Sms, pin.ws, sm90::ClusterForce::kPlan, h200);
     SCOPED_TRACE(label(pin.m, pin.n, pin.k, pin.block, kH200Sms, pin.ws));
     EXPECT_EQ(static_cast<int>(p.tile), static_cast<int>(pin.tile));
     EXPECT_EQ(p.cluster_splits, pin.cluster);
@@ -423,8 +421,6 @@ TEST(Sm90Plan, SharedMemoryBudgetPerTile) {
   expect_fits<Tile::k128x64SwapBlock>(8);
   expect_fits<Tile::k128x192>(4);
   expect_fits<Tile::k128x192Block>(4);
-  expect_fits<Tile::k128x128PingPong>(6);
-  expect_fits<Tile::k128x128PingPongBlock>(5);
 }
 
 // Block scales of the 128 x 192 tiles: a tile starts at a multiple of 64
@@ -463,38 +459,6 @@ TEST(Sm90Plan, WideNOnlyWhereItsWavesWin) {
           EXPECT_LT(sm90::waves_of(int64_t{p.tiles_x} * p.tiles_y, kH200Sms),
                     sm90::waves_of(int64_t{l.tiles_x} * l.tiles_y, kH200Sms));
         }
-}
-
-// The schedule override: ping-pong replaces the normal tiles (never split,
-// whatever the workspace), leaves decode to the swapped tile; cooperative
-// and the default give the cooperative plan (the rule picks no ping-pong yet).
-TEST(Sm90Plan, ForcedSchedules) {
-  for (int m : {1, 64, 65, 512, 1000, 8192})
-    for (int n : {300, 2104, 8192})
-      for (int k : {512, 4224, 16384})
-        for (bool block : {false, true}) {
-          SCOPED_TRACE(label(m, n, k, block, kH200Sms, kAnyWorkspace));
-          const Plan coop = sm90::cooperative_plan(m, n, k, block, kH200Sms, kAnyWorkspace);
-          const Plan pp = sm90::make_plan(m, n, k, block, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kPlan,
-                                          sm90::Schedule::kPingPong);
-          expect_consistent(pp, m, n, k, block, kH200Sms, kAnyWorkspace);
-          if (coop.swap) {
-            EXPECT_EQ(pp.tile, coop.tile);
-            EXPECT_EQ(pp.splits, coop.splits);
-          } else {
-            EXPECT_EQ(pp.tile, block ? Tile::k128x128PingPongBlock : Tile::k128x128PingPong);
-            EXPECT_FALSE(pp.split_k);
-            EXPECT_EQ(pp.splits, 1);
-            EXPECT_EQ(pp.workspace_bytes(), 0u);
-          }
-          for (sm90::Schedule s : {sm90::Schedule::kCooperative, sm90::Schedule::kAuto}) {
-            const Plan p = sm90::make_plan(m, n, k, block, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kPlan, s);
-            EXPECT_EQ(p.tile, coop.tile);
-            EXPECT_EQ(p.splits, coop.splits);
-          }
-        }
-  // plan_for never splits a ping-pong tile.
-  EXPECT_EQ(sm90::plan_for(Tile::k128x128PingPong, 4, 200, 300, 4224, kH200Sms, kAnyWorkspace).splits, 1);
 }
 
 }  // namespace

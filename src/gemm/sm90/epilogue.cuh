@@ -231,8 +231,7 @@ __device__ __forceinline__ void epilogue(const KernelArgs& p, const CUtensorMap*
   using Cfg = TileConfig<T>;
   constexpr int BN = Cfg::kBlockN;
   // Split-K through the workspace (a cluster split lends none: cluster_split.cuh).
-  if constexpr (Cfg::kSplitK)
-    if (p.partials != nullptr && !reduce_splits<T>(p, w, unit, consumer, thread, acc, smem.last_flag)) return;
+  if (p.partials != nullptr && !reduce_splits<T>(p, w, unit, consumer, thread, acc, smem.last_flag)) return;
 
   float row_bias[Cfg::kSubTiles][2];
 #pragma unroll

@@ -11,16 +11,11 @@ namespace fp8kit::sm90 {
 template <Tile T>
 using Accumulators = float[TileConfig<T>::kSubTiles][TileConfig<T>::kAccRegs];
 
-// Consumer `consumer`'s sub-tile s: its index among the tile's m64 sub-tiles
-// (a ping-pong consumer holds all of them), and its first kernel row.
-template <Tile T>
-__device__ __forceinline__ int sub_tile_index(int consumer, int s) {
-  using Cfg = TileConfig<T>;
-  return Cfg::kPingPong ? s : consumer * Cfg::kSubTiles + s;
-}
+// Kernel row of sub-tile s's first row.
 template <Tile T>
 __device__ __forceinline__ int sub_row0(const Unit& w, int consumer, int s) {
-  return w.x0 + sub_tile_index<T>(consumer, s) * kWgmmaM;
+  using Cfg = TileConfig<T>;
+  return w.x0 + (consumer * Cfg::kSubTiles + s) * kWgmmaM;
 }
 
 // Fragment geometry of an m64 x BN f32 accumulator (wgmma D layout): thread t

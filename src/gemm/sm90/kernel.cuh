@@ -18,8 +18,7 @@
 // TMA; in block-scale tiles its warp 1, the scale warp, copies each K block's
 // scales into the stage); warpgroups 1 and 2 are consumers, each owning half
 // of the tile's kernel rows (one or two wgmma m64 sub-tiles) and all BN
-// columns (cooperative), or in the ping-pong tiles every other unit whole
-// (pingpong.cuh).
+// columns.
 //
 // Block scales (1x128 on A, 128x128 on B): each 128-deep K block's wgmma sum
 // is promoted into an f32 master accumulator with the two scales of that K
@@ -48,7 +47,6 @@
 #include "gemm/sm90/cluster_split.cuh"
 #include "gemm/sm90/epilogue.cuh"
 #include "gemm/sm90/mainloop.cuh"
-#include "gemm/sm90/pingpong.cuh"
 #include "gemm/sm90/ptx.cuh"
 #include "gemm/sm90/scales.cuh"
 #include "gemm/sm90/tile_scheduler.cuh"
@@ -112,12 +110,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int s = 0; s < Cfg::kStages; ++s) {
       // The producer's arrive (+ TMA bytes), and in block tiles the scale warp's.
       cuda::ptx::mbarrier_init(&smem.full[s], 1 + (Cfg::kBlock ? kScaleWarpLanes : 0));
-      // One arrive per reading consumer warp; in block tiles, per thread
+      // One arrive per consumer warp; in block tiles, per consumer thread
       // (and the peer's warps in a cluster: cluster.cuh).
-      cuda::ptx::mbarrier_init(&smem.empty[s], empty_arrivals<T>(p, Cfg::kEmptyArrivals));
+      cuda::ptx::mbarrier_init(&smem.empty[s],
+                               empty_arrivals<T>(p, Cfg::kBlock ? kConsumers * kWarpgroupThreads : kConsumerWarps));
     }
-    for (int s = Cfg::kStages; s < Cfg::kFullSets * Cfg::kStages; ++s)  // ping-pong: consumer 1's set
-      cuda::ptx::mbarrier_init(&smem.full[s], 1 + (Cfg::kBlock ? kScaleWarpLanes : 0));
     if constexpr (Cfg::kClusterSplit)
       if (p.cluster_splits > 1) init_cluster_barriers(smem.cluster_ready);
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
@@ -145,8 +142,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     ptx::setmaxnreg_inc<kConsumerRegs>();
     const int consumer = warpgroup - 1;
     if (threadIdx.x % kWarpgroupThreads == 0) ptx::prefetch_tensormap(&tmap_d);
-    if constexpr (Cfg::kPingPong) consume_pingpong<T, TX, TY>(p, &tmap_d, smem, consumer, threadIdx.x % kWarpgroupThreads);
-    else consume<T, TX, TY>(p, &tmap_d, smem, consumer, threadIdx.x % kWarpgroupThreads);
+    consume<T, TX, TY>(p, &tmap_d, smem, consumer, threadIdx.x % kWarpgroupThreads);
   }
   // A cluster split: no CTA exits while another may still read its shared
   // memory (the consumers arrived in consume, after their reduction).

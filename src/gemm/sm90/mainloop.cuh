@@ -34,18 +34,17 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
   // In a 2-CTA cluster the shared side goes out as this CTA's multicast half (cluster.cuh).
   const bool mcast_x = in_cluster<T>(p) && p.cluster.share_x;
   const bool mcast_y = in_cluster<T>(p) && !p.cluster.share_x;
-  int full0 = 0;  // the unit's set of `full` barriers (full_set)
   auto load_x = [&](int stage, const Unit& w, int kb) {
     if (mcast_x) return multicast_half<Cfg::kBlockM>(tmap_x, smem.x[stage], kb, w.x0, &smem.full[stage]);
     const int32_t c[2] = {kb * kBlockK, w.x0};
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem.x[stage], tmap_x, c,
-                                    &smem.full[full0 + stage]);
+                                    &smem.full[stage]);
   };
   auto load_y = [&](int stage, const Unit& w, int kb) {
     if (mcast_y) return multicast_half<Cfg::kBlockN>(tmap_y, smem.y[stage], kb, w.y0, &smem.full[stage]);
     const int32_t c[2] = {kb * kBlockK, w.y0};
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem.y[stage], tmap_y, c,
-                                    &smem.full[full0 + stage]);
+                                    &smem.full[stage]);
   };
   // The transaction count is the full box even where TMA zero-fills
   // out-of-bounds rows or the K tail. Grouped tiles: the host's count, since
@@ -54,7 +53,7 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
   if constexpr (Cfg::kGrouped) stage_bytes = static_cast<uint32_t>(p.grouped.stage_tx_bytes);
   auto expect_stage = [&](int stage) {
     cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
-                                         &smem.full[full0 + stage], stage_bytes);
+                                         &smem.full[stage], stage_bytes);
   };
   // K blocks of the first unit whose stage is already filled (the stages
   // start empty, so they need no wait on `empty`).
@@ -75,9 +74,8 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
     }
   }
   PipelineState<Cfg::kStages> ps;
-  for (int u = first_unit<T>(p), local = 0; u < units; u = next_unit<T>(p, u), ++local) {
+  for (int u = first_unit<T>(p); u < units; u = next_unit<T>(p, u)) {
     const Unit w = unit_of<T>(p, u, smem);
-    full0 = full_set<T>(local);  // the first unit's (weights first above) is set 0
     for (int kb = w.kb_begin; kb < w.kb_end; ++kb, ps.advance()) {
       if (ahead > 0) {
         --ahead;
@@ -121,9 +119,8 @@ __device__ __forceinline__ void release_stage(SharedStorage<T>& smem, int stage,
 // while block i is promoted. Otherwise one accumulator serves the sub-tiles
 // in turn, and the other consumer's wgmma keeps the tensor pipe busy.
 // `acc0` and `acc1` live across units (the caller's), `master` is set here.
-// `ps`: a PipelineState, or a ping-pong consumer's PingPongState (pingpong.cuh).
-template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY, typename State>
-__device__ __forceinline__ void mma_unit(const Unit& w, SharedStorage<T>& smem, State& ps,
+template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
+__device__ __forceinline__ void mma_unit(const Unit& w, SharedStorage<T>& smem, PipelineState<TileConfig<T>::kStages>& ps,
                                          bool paired, int consumer, int thread, float (&acc0)[TileConfig<T>::kAccRegs],
                                          float (&acc1)[TileConfig<T>::kAccRegs],
                                          float (&master)[TileConfig<T>::kSubTiles][TileConfig<T>::kAccRegs]) {
@@ -156,12 +153,12 @@ __device__ __forceinline__ void mma_unit(const Unit& w, SharedStorage<T>& smem, 
     // ahead into registers by the consumers, they cost 16% (docs/perf.md).
     const Fragment f(sub_row0<T>(w, consumer, 0), w.y0, thread);
     for (int i = 0; i < nkb; ++i) {
-      ptx::wait_barrier(&smem.full[ps.full_index()], ps.phase);
+      ptx::wait_barrier(&smem.full[ps.stage], ps.phase);
       BlockFactors<T> fac;
       if constexpr (Cfg::kBlock) fac.read(smem.scales[ps.stage], f.row0 - w.x0, f.col0 - w.y0);
 #pragma unroll
       for (int s = 0; s < kSub; ++s) {
-        issue_block(acc0, ps.stage, sub_tile_index<T>(consumer, s) * kWgmmaM);
+        issue_block(acc0, ps.stage, (consumer * kSub + s) * kWgmmaM);
         ptx::wgmma_wait<0>();
         ptx::fence_operands(acc0);
         if (s == kSub - 1) release_stage<T>(smem, ps.stage, lane0, paired);  // the slot's scales were read at the top
@@ -184,7 +181,7 @@ __device__ __forceinline__ void mma_unit(const Unit& w, SharedStorage<T>& smem, 
     int prev_stage = 0;
     // Waits for K block i's stage and issues its wgmma group into `a`.
     auto issue = [&](float (&a)[R]) {
-      ptx::wait_barrier(&smem.full[ps.full_index()], ps.phase);
+      ptx::wait_barrier(&smem.full[ps.stage], ps.phase);
       issue_block(a, ps.stage, consumer * kWgmmaM);
       ptx::fence_operands(a);
     };

@@ -49,10 +49,8 @@ const Kernel kKernels[kTiles][2][2] = {
     FP8KIT_SM90_ENTRIES(Tile::k256x128Block, "256x128,block"),
     FP8KIT_SM90_ENTRIES(Tile::k128x192, "128x192"),
     FP8KIT_SM90_ENTRIES(Tile::k128x192Block, "128x192,block"),
-    FP8KIT_SM90_ENTRIES(Tile::k128x128PingPong, "128x128,pingpong"),
-    FP8KIT_SM90_ENTRIES(Tile::k128x128PingPongBlock, "128x128,pingpong,block"),
 };
-static_assert(static_cast<int>(Tile::k128x128PingPongBlock) + 1 == kTiles, "one row of kKernels per tile");
+static_assert(static_cast<int>(Tile::k128x192Block) + 1 == kTiles, "one row of kKernels per tile");
 #undef FP8KIT_SM90_ENTRIES
 
 std::atomic<uint64_t> g_smem_set[kTiles][2][2];  // sm90::allow_smem's masks
@@ -107,21 +105,9 @@ bool accepts(const GemmParams& p, const DeviceInfo& dev, std::string* why) {
   return true;
 }
 
-// A development override of the schedule (benchmarks, forced GPU tests):
-// FP8KIT_SM90_SCHEDULE=pingpong|cooperative, read at each call. Unset or
-// anything else: the plan's rule.
-sm90::Schedule schedule_override() {
-  const char* v = std::getenv("FP8KIT_SM90_SCHEDULE");
-  if (v == nullptr) return sm90::Schedule::kAuto;
-  const std::string s(v);
-  if (s == "pingpong") return sm90::Schedule::kPingPong;
-  if (s == "cooperative") return sm90::Schedule::kCooperative;
-  return sm90::Schedule::kAuto;
-}
-
 sm90::Plan plan_of(const GemmParams& p, const DeviceInfo& dev, size_t workspace_available) {
   return sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, workspace_available, cluster_override(),
-                         schedule_override(), sm90::cluster_fit(dev));
+                         sm90::cluster_fit(dev));
 }
 
 size_t workspace_size(const GemmParams& p, const DeviceInfo& dev) { return plan_of(p, dev, SIZE_MAX).workspace_bytes(); }

@@ -68,7 +68,6 @@ constexpr double k128x192WaveCostBlockScales = 1.55;
 struct Plan {
   Tile tile;
   bool swap;
-  bool split_k;           // the tile can split K (not the ping-pong tiles)
   int block_m, block_n;
   int tiles_x, tiles_y, group_x;
   int k_blocks, splits, kb_per_split, num_units, grid;
@@ -86,7 +85,6 @@ constexpr Plan shape_of() {
   Plan pl{};
   pl.tile = T;
   pl.swap = TileConfig<T>::kSwap;
-  pl.split_k = TileConfig<T>::kSplitK;
   pl.block_m = TileConfig<T>::kBlockM;
   pl.block_n = TileConfig<T>::kBlockN;
   return pl;
@@ -104,8 +102,6 @@ inline Plan shape_of(Tile t) {
     case Tile::k256x128: return shape_of<Tile::k256x128>();
     case Tile::k128x192: return shape_of<Tile::k128x192>();
     case Tile::k128x192Block: return shape_of<Tile::k128x192Block>();
-    case Tile::k128x128PingPong: return shape_of<Tile::k128x128PingPong>();
-    case Tile::k128x128PingPongBlock: return shape_of<Tile::k128x128PingPongBlock>();
     default: return shape_of<Tile::k256x128Block>();
   }
 }
@@ -121,7 +117,6 @@ inline Plan plan_for(Tile t, int splits, int m, int n, int k, int sm_count, size
   pl.tiles_y = static_cast<int>(ceil_div(rows_y, pl.block_n));
   pl.group_x = std::min(pl.tiles_x, kGroupX);
   const int64_t tiles = int64_t{pl.tiles_x} * pl.tiles_y;
-  if (!pl.split_k) splits = 1;
   splits = std::max(1, std::min(splits, pl.k_blocks));
   pl.kb_per_split = static_cast<int>(ceil_div(pl.k_blocks, splits));
   splits = static_cast<int>(ceil_div(pl.k_blocks, pl.kb_per_split));  // no empty split
@@ -329,8 +324,8 @@ inline Plan cluster_plan(Plan pl, int sm_count, ClusterForce force) {
 // split; normal_cluster_split for the normal tiles only where the workspace
 // split has no workspace. They need none, so callers without one (the
 // Python front end) get split-K too.
-inline Plan cooperative_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available,
-                             ClusterForce cluster = ClusterForce::kPlan, const ClusterFit& fit = ClusterFit{}) {
+inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available,
+                      ClusterForce cluster = ClusterForce::kPlan, const ClusterFit& fit = ClusterFit{}) {
   const bool swap = m <= kSwapMaxM;
   const int k_blocks = static_cast<int>(ceil_div(k, kBlockK));
   if (swap) {
@@ -361,33 +356,6 @@ inline Plan cooperative_plan(int m, int n, int k, bool block_scales, int sm_coun
   if (splits > 1 && ws.splits == 1)  // no workspace for it
     if (const Plan c = normal_cluster_split(large, splits, m, n, k, sm_count, fit); c.cluster_splits > 1) return c;
   return cluster_plan(ws, sm_count, cluster);
-}
-
-// ---- Schedule: cooperative or ping-pong (issue 11) -----------------------------
-// kAuto: the plan's rule; the others force one (FP8KIT_SM90_SCHEDULE in
-// path.cu, a development override for benchmarks and forced tests).
-enum class Schedule { kAuto, kCooperative, kPingPong };
-
-// Whether the ping-pong tile (pingpong.cuh) beats the cooperative plan
-// `coop`. Not yet: measured in docs/perf.md (v13-pingpong).
-inline bool pingpong_wins(const Plan& coop, int sm_count) {
-  static_cast<void>(coop);
-  static_cast<void>(sm_count);
-  return false;
-}
-
-// The cooperative plan, or its ping-pong twin (never split, never swapped,
-// never clustered) where the schedule asks for it or the rule above picks it.
-// `fit`: the device's cluster capacity (cooperative_plan's cluster splits;
-// the default plans none).
-inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available,
-                      ClusterForce cluster = ClusterForce::kPlan, Schedule schedule = Schedule::kAuto,
-                      const ClusterFit& fit = ClusterFit{}) {
-  const Plan coop = cooperative_plan(m, n, k, block_scales, sm_count, workspace_available, cluster, fit);
-  if (coop.swap || coop.cluster_splits > 1 || schedule == Schedule::kCooperative) return coop;
-  if (schedule == Schedule::kAuto && !pingpong_wins(coop, sm_count)) return coop;
-  const Tile t = block_scales ? Tile::k128x128PingPongBlock : Tile::k128x128PingPong;
-  return plan_for(t, 1, m, n, k, sm_count, workspace_available);
 }
 
 }  // namespace fp8kit::sm90

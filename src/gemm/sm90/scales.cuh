@@ -140,13 +140,12 @@ __device__ __forceinline__ void produce_scales(const KernelArgs& p, SharedStorag
   PipelineState<TileConfig<T>::kStages> ps;
   ptx::griddep_wait();  // activation scales may come from the kernel before
   const int units = unit_count<T>(p, smem);
-  for (int u = first_unit<T>(p), local = 0; u < units; u = next_unit<T>(p, u), ++local) {
+  for (int u = first_unit<T>(p); u < units; u = next_unit<T>(p, u)) {
     const Unit w = unit_of<T>(p, u, smem);
-    const int full0 = full_set<T>(local);
     for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
       ptx::wait_barrier(&smem.empty[ps.stage], ps.phase ^ 1u);
       load_scale_slot<T>(p, w, kb, smem.scales[ps.stage], lane);
-      ptx::cp_async_arrive_noinc(&smem.full[full0 + ps.stage]);
+      ptx::cp_async_arrive_noinc(&smem.full[ps.stage]);
       ps.advance();
     }
   }

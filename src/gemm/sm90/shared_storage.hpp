@@ -39,7 +39,7 @@ struct SharedStorage : GroupTable<TileConfig<T>::kGrouped> {
   // Block tiles: each stage's scale slot (layout in TileConfig); one float
   // per stage elsewhere (unused), so that the member always exists.
   alignas(16) float scales[Cfg::kStages][Cfg::kBlock ? Cfg::kScaleSlotFloats : 1];
-  uint64_t full[Cfg::kFullSets * Cfg::kStages];  // TMA bytes (+ the scale warp's arrivals) landed; per set
+  uint64_t full[Cfg::kStages];   // TMA bytes (+ the scale warp's arrivals) landed
   uint64_t empty[Cfg::kStages];  // the consumers are done with the stage
   unsigned last_flag[kConsumers];  // split-K: this consumer's tile part arrived last
   // Cluster split (cluster_split.cuh), per consumer: the partner's partial of

@@ -43,9 +43,6 @@ constexpr int kClusterLevels = 3;  // log2(kMaxClusterSplit)
 //   k128x192, k128x192Block:         normal, 192 columns (one accumulator):
 //                                    where N's 128-wide tiles leave a
 //                                    ragged last wave (plan.hpp)
-//   k128x128PingPong(Block):         normal, ping-pong: each consumer owns a
-//                                    whole 128 x 128 tile (two m64 sub-tiles)
-//                                    of every other unit (pingpong.cuh)
 //   kGrouped*:                       the same four 128-row tiles over the
 //                                    (expert, tile) units of a grouped launch
 //                                    (tile_scheduler.cuh); their shared memory
@@ -66,15 +63,13 @@ enum class Tile {
   k256x128Block,
   k128x192,
   k128x192Block,
-  k128x128PingPong,
-  k128x128PingPongBlock,
   kGrouped128x128,
   kGrouped128x128Block,
   kGrouped128x64Swap,
   kGrouped128x64SwapBlock,
   kGrouped128x16Swap,
 };
-constexpr int kTileCount = 10;        // the dense tiles (the first ten)
+constexpr int kTileCount = 8;         // the dense tiles (the first eight)
 constexpr int kGroupedTileCount = 5;  // the grouped ones after them
 // Grouped launches: experts one CTA's unit table holds (2 ints each: 8 KiB
 // at 1024, which costs the 128 x 128 tile its sixth stage; the other tiles
@@ -104,29 +99,20 @@ struct TileConfig {
                                  T == Tile::kGrouped128x64Swap || T == Tile::kGrouped128x64SwapBlock ||
                                  T == Tile::kGrouped128x16Swap);
   static constexpr bool kBlock = (T == Tile::k128x128Block || T == Tile::k128x64SwapBlock || T == Tile::k256x128Block ||
-                                  T == Tile::k128x192Block || T == Tile::k128x128PingPongBlock ||
-                                  T == Tile::kGrouped128x128Block || T == Tile::kGrouped128x64SwapBlock);
+                                  T == Tile::k128x192Block || T == Tile::kGrouped128x128Block ||
+                                  T == Tile::kGrouped128x64SwapBlock);
   static constexpr bool kWideN = (T == Tile::k128x192 || T == Tile::k128x192Block);
-  // Ping-pong: consumer c runs the CTA's local units c, c + 2, ... alone,
-  // so one consumer's epilogue runs under the other's K loop.
-  static constexpr bool kPingPong = (T == Tile::k128x128PingPong || T == Tile::k128x128PingPongBlock);
-  // Consumer warpgroups that share one unit (its rows split between them).
-  static constexpr int kUnitConsumers = kPingPong ? 1 : kConsumers;
   static constexpr bool kWideTile = (T == Tile::k256x128 || T == Tile::k256x128Block);
   // 2-CTA clusters with multicast (cluster.cuh); the other tiles compile no cluster code.
   static constexpr bool kClusters = tile_has_clusters(T);
   static constexpr bool kClusterSplit = tile_has_cluster_split(T);
   static constexpr int kBlockM = kWideTile ? 256 : 128;
-  // m64 sub-tiles per consumer warpgroup: 1, or 2 in the 256 x 128 and
-  // ping-pong tiles.
-  static constexpr int kSubTiles = kBlockM / (kUnitConsumers * kWgmmaM);
-  // Split-K: every tile but the ping-pong ones (the plan never splits
-  // those; their partials would need a layout of their own).
-  static constexpr bool kSplitK = !kPingPong;
+  // m64 sub-tiles per consumer warpgroup: 1, or 2 in the 256 x 128 tiles.
+  static constexpr int kSubTiles = kBlockM / (kConsumers * kWgmmaM);
   // 128 for the other normal tiles: the m64 x BN f32 accumulators must fit
   // the consumers' 232 registers (two wgmma accumulators and the master at
-  // 128 x 128; one accumulator and two masters at 256 x 128 and ping-pong;
-  // one accumulator and the master, 2 x 96, at 128 x 192).
+  // 128 x 128; one accumulator and two masters at 256 x 128; one
+  // accumulator and the master, 2 x 96, at 128 x 192).
   // Swapped: the tokens, 64, or 16 in the masked decode tile.
   static constexpr int kBlockN = T == Tile::kGrouped128x16Swap ? 16 : kSwap ? 64 : kWideN ? kWideBlockN : 128;
   // Which side carries what (the kernel-argument struct is in X / Y terms;
@@ -180,11 +166,6 @@ struct TileConfig {
   // and the 128 x 192 ones (a second accumulator does not fit): the other
   // consumer's wgmma fills the tensor pipe during a promotion.
   static constexpr bool kDoubleAcc = !kBlock && kSubTiles == 1 && kBlockN <= 128;
-  // Arrivals that free a stage: one per warp of the consumers that read it;
-  // in block tiles, per thread (release_stage in mainloop.cuh).
-  // Sets of `full` barriers (shared_storage.hpp): one per consumer that runs units alone.
-  static constexpr int kFullSets = kPingPong ? kConsumers : 1;
-  static constexpr int kEmptyArrivals = kUnitConsumers * (kBlock ? kWarpgroupThreads : kWarpgroupThreads / 32);
   static_assert(kBlockM <= kMaxBlockM, "a TMA box holds at most 256 rows");
   // The 256 x 128 block tile gets 3 stages (its scale slots cost the fourth;
   // 3 and 4 run at the same speed: docs/perf.md).

@@ -12,7 +12,6 @@
 #include <cuda/ptx>
 
 #include "gemm/sm90/kernel_args.hpp"
-#include "gemm/sm90/pingpong_state.hpp"  // full_set
 #include "gemm/sm90/ptx.cuh"
 #include "gemm/sm90/shared_storage.hpp"
 #include "gemm/sm90/tile_config.hpp"
@@ -237,8 +236,6 @@ struct PipelineState {
       phase ^= 1u;
     }
   }
-  __device__ __forceinline__ int full_index() const { return stage; }  // the stage's `full` barrier
 };
-
 
 }  // namespace fp8kit::sm90
