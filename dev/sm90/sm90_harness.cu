@@ -259,7 +259,8 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, const
   env.workspace_zeroed = true;
   const bool block = mode == fp8bench::Mode::Block;
   const sm90::ClusterFit fit = sm90::cluster_fit(dev);
-  const sm90::Plan chosen = sm90::make_plan(p.m, p.n, p.k, block, dev.sm_count, kWorkspace, sm90::ClusterForce::kPlan, fit);
+  const sm90::Plan chosen =
+      sm90::make_plan(p.m, p.n, p.k, block, dev.sm_count, kWorkspace, sm90::ClusterForce::kPlan, fit);
   std::vector<sm90::Plan> plans{chosen};
   if (sweep) {
     plans.clear();
