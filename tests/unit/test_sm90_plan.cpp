@@ -296,7 +296,7 @@ TEST(Sm90Plan, ClustersWhereLegalAndWorthIt) {
   EXPECT_EQ(odd.grid % 2, 0);
 }
 
-// ---- Cluster split (plan.hpp: cluster_split_plan, decode_cluster_split, normal_cluster_split) ----
+// ---- Cluster split (plan.hpp: cluster_split_plan, decode_cluster_split) ----
 
 // An idealised device: every SM takes a CTA of a cluster of any size.
 sm90::ClusterFit full_fit(int sms) {
@@ -345,17 +345,18 @@ TEST(Sm90Plan, NoClusterSplitWithoutTheDevicesFit) {
 
 TEST(Sm90Plan, ForcedClusterPlanKeepsItsSizeAndMayLeaveCtasEmpty) {
   // 5 K blocks over 4 CTAs: 2, 2, 1, 0.
-  const Plan p = sm90::cluster_split_plan(Tile::k128x128, 4, 200, 300, 4 * 128 + 16, kH200Sms);
+  const Plan p = sm90::cluster_split_plan(Tile::k128x64Swap, 4, 20, 300, 4 * 128 + 16, kH200Sms);
   EXPECT_EQ(p.cluster_splits, 4);
   EXPECT_EQ(p.splits, 4);
   EXPECT_EQ(p.kb_per_split, 2);
-  EXPECT_EQ(p.num_units, 2 * 3 * 4);
+  EXPECT_EQ(p.num_units, 3 * 4);
   EXPECT_EQ(p.grid, p.num_units);
   EXPECT_EQ(p.workspace_bytes(), 0u);
   EXPECT_EQ(sm90::cluster_split_plan(Tile::k128x64Swap, 12, 1, 300, 4096, kH200Sms).cluster_splits,
             sm90::kMaxClusterSplit);
   // Tiles compiled without the cluster split keep their unsplit plan.
-  for (Tile t : {Tile::k256x128, Tile::k256x128Block, Tile::k128x192, Tile::k128x192Block})
+  for (Tile t : {Tile::k128x128, Tile::k128x128Block, Tile::k256x128, Tile::k256x128Block, Tile::k128x192,
+                 Tile::k128x192Block})
     EXPECT_EQ(sm90::cluster_split_plan(t, 4, 300, 300, 4096, kH200Sms).cluster_splits, 1) << static_cast<int>(t);
 }
 
@@ -384,8 +385,8 @@ TEST(Sm90Plan, ClusterChoicesOnTheH200) {
       {5, 300, 8320, false, kAnyWorkspace, Tile::k128x64Swap, 5, 5},      // the GPU tests' decode shape
       {1, 57344, 8192, false, kAnyWorkspace, Tile::k128x64Swap, 1, 1},    // a full grid
       {200, 300, 4224, false, kAnyWorkspace, Tile::k128x128, 1, 4},       // workspace split-K stays
-      {200, 300, 4224, false, 0, Tile::k128x128, 4, 4},                   // no workspace: clusters instead
-      {128, 4096, 4096, false, 0, Tile::k128x128, 3, 3},                  // 4 would not fit one wave (120 CTAs)
+      {200, 300, 4224, false, 0, Tile::k128x128, 1, 1},                   // no workspace: the normal tiles have no cluster split
+      {128, 4096, 4096, false, 0, Tile::k128x128, 1, 1},                  // (it cost them 2-4% unsplit: docs/perf.md v13)
       {512, 2112, 7168, true, 0, Tile::k128x128Block, 1, 1},              // 68 tiles: no split
   };
   for (const Pin& pin : pins) {

@@ -204,21 +204,6 @@ inline Plan decode_cluster_split(Tile t, int m, int n, int k, int sm_count, cons
   return cluster_split_plan(t, s, m, n, k, sm_count);
 }
 
-// Normal tiles below one wave whose workspace split-K (`splits` ways) has no
-// workspace: the 128 x 128 tile in clusters of up to as many CTAs. Where the
-// workspace is lent, its split stays: in the v13-csplit run the cluster
-// splits of normal tiles tied with it at best (128x4096x4096 14.5 us in
-// clusters of 2, 14.3 at 2 workspace splits, 16.1 unsplit) and lost where
-// they fit fewer CTAs (128x5120x32768 block), and the 256 x 128 tile in
-// clusters lost to the unsplit 128 x 128 one (512x2112x7168: 29.1 us in
-// clusters of 3, 23.5 unsplit). 1 in `cluster_splits` when none fits.
-inline Plan normal_cluster_split(Tile large, int splits, int m, int n, int k, int sm_count, const ClusterFit& fit) {
-  const Plan one = plan_for(large, 1, m, n, k, sm_count, 0);
-  const int64_t tiles = int64_t{one.tiles_x} * one.tiles_y;
-  const int s = cluster_split_size(tiles, one.k_blocks, kMinSplitKBlocksLarge, splits, fit);
-  return s > 1 ? cluster_split_plan(large, s, m, n, k, sm_count) : one;
-}
-
 // Decode split count: as many splits as fill one wave, each keeping
 // kMinSplitKBlocksSmall K blocks; none for short streams, nor once the tiles
 // fill the SMs (a full grid already streams near the roof: v10 sweep,
@@ -321,9 +306,11 @@ inline Plan cluster_plan(Plan pl, int sm_count, ClusterForce force) {
 // 4x the bytes of its bf16 output (measured in docs/perf.md).
 // Cluster splits (`fit`: the device's cluster capacity; the default plans
 // none): decode_cluster_split for decode, where they beat the workspace
-// split; normal_cluster_split for the normal tiles only where the workspace
-// split has no workspace. They need none, so callers without one (the
-// Python front end) get split-K too.
+// split. They need no workspace, so callers without one (the Python front
+// end) get decode split-K too. The normal tiles have none: in the v13-csplit
+// run their cluster splits tied with the workspace split at best, and
+// compiled into the 128 x 128 tiles the code cost every unsplit launch of
+// them 2-4% (docs/perf.md, v13 integrated run).
 inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available,
                       ClusterForce cluster = ClusterForce::kPlan, const ClusterFit& fit = ClusterFit{}) {
   const bool swap = m <= kSwapMaxM;
@@ -352,10 +339,7 @@ inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size
   }
   const int splits =
       std::max(1, std::min(static_cast<int>(sm_count / large_tiles), k_blocks / kMinSplitKBlocksLarge));
-  const Plan ws = plan_for(large, splits, m, n, k, sm_count, workspace_available);
-  if (splits > 1 && ws.splits == 1)  // no workspace for it
-    if (const Plan c = normal_cluster_split(large, splits, m, n, k, sm_count, fit); c.cluster_splits > 1) return c;
-  return cluster_plan(ws, sm_count, cluster);
+  return cluster_plan(plan_for(large, splits, m, n, k, sm_count, workspace_available), sm_count, cluster);
 }
 
 }  // namespace fp8kit::sm90

@@ -85,12 +85,10 @@ constexpr int kMaxGroupedExperts = 1024;
 // (plan.hpp, cluster_legal) asks this too.
 constexpr bool tile_has_clusters(Tile t) { return t == Tile::k256x128Block; }
 // The cluster split (split-K through a cluster's distributed shared memory,
-// cluster_split.cuh) is compiled into the tiles its plan rules take: the
-// swapped decode tiles and the 128 x 128 tiles (plan.hpp); the others
-// compile none of its code.
-constexpr bool tile_has_cluster_split(Tile t) {
-  return t == Tile::k128x128 || t == Tile::k128x128Block || t == Tile::k128x64Swap || t == Tile::k128x64SwapBlock;
-}
+// cluster_split.cuh) is compiled into the tiles its plan rule takes: the
+// swapped decode tiles (plan.hpp); the others compile none of its code (in
+// the 128 x 128 tiles it cost 2-4% unsplit: docs/perf.md, v13 integrated run).
+constexpr bool tile_has_cluster_split(Tile t) { return t == Tile::k128x64Swap || t == Tile::k128x64SwapBlock; }
 
 template <Tile T>
 struct TileConfig {
