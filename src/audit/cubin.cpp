@@ -15,6 +15,9 @@ bool note_variant(Bytes note, arch::Variant* v) {
   static const char* keys[] = {"-arch sm_", "-arch=sm_", "--gpu-name sm_", "--gpu-name=sm_"};
   for (const char* key : keys) {
     const std::size_t klen = std::strlen(key);
+    // An empty note section may have no bytes behind it (data null): memmem
+    // must not see a null haystack.
+    if (note.data == nullptr || note.size < klen) continue;
     const void* hit = memmem(note.data, note.size, key, klen);
     if (!hit) continue;
     std::size_t i = static_cast<std::size_t>(static_cast<const std::uint8_t*>(hit) - note.data) + klen;

@@ -147,6 +147,27 @@ TEST(Malformed, FlippedBytesNeverCrash) {
   }
 }
 
+// Inputs the fuzzer found (tests/fuzz/fuzz_coredump.cpp: 5-byte patches, u32
+// offset and u8 xor, applied to the oob_store dump), kept as regressions.
+// 2026-12-01: a cubin whose .note.nv.tkinfo section is empty handed memmem a
+// null haystack (UBSan in the CI fuzz stage; audit/cubin.cpp).
+TEST(Malformed, FuzzerFindings) {
+  const std::vector<std::uint8_t> found[] = {
+      {0x01, 0x56, 0x56, 0x56, 0x2f, 0x05, 0x20, 0x21, 0x56, 0x2f, 0x05, 0x20, 0x25, 0x21,
+       0x01, 0x07, 0x21, 0x21, 0x13, 0x25, 0x21, 0x21, 0x25, 0x21, 0x21, 0x32, 0x21, 0x01},
+  };
+  const std::vector<std::uint8_t> base = fixture_dump("oob_store");
+  for (const std::vector<std::uint8_t>& patches : found) {
+    std::vector<std::uint8_t> b = base;
+    for (std::size_t i = 0; i + 5 <= patches.size(); i += 5) {
+      std::uint32_t off = 0;
+      std::memcpy(&off, patches.data() + i, sizeof off);
+      b[off % b.size()] ^= patches[i + 4];
+    }
+    readable(b);
+  }
+}
+
 TEST(Malformed, CompressedInputs) {
   const std::vector<std::uint8_t> z = read_file(fixture_path("misaligned"));
   std::vector<std::uint8_t> out;
