@@ -46,11 +46,23 @@ __device__ __forceinline__ TileXY raster(int tile, int tiles_x, int tiles_y, int
   return {first_x + local % gx, local / gx};
 }
 
+// A dense unit's bases from its tile coordinates: the tile's first kernel
+// row and column, the problem's ends, no expert.
+template <Tile T>
+__device__ __forceinline__ Unit with_dense_bases(const KernelArgs& p, Unit w) {
+  w.x0 = w.tx * TileConfig<T>::kBlockM;
+  w.y0 = w.ty * TileConfig<T>::kBlockN;
+  w.x_end = p.rows_x;
+  w.y_end = p.rows_y;
+  w.expert = 0;
+  w.n_base = 0;
+  return w;
+}
+
 // Dense work unit u -> tile and K range (tiles in raster order; a tile's
 // splits are adjacent units).
 template <Tile T>
 __device__ __forceinline__ Unit dense_unit(const KernelArgs& p, int u) {
-  using Cfg = TileConfig<T>;
   Unit w;
   w.tile = u / p.splits;
   const int split = u - w.tile * p.splits;
@@ -59,13 +71,7 @@ __device__ __forceinline__ Unit dense_unit(const KernelArgs& p, int u) {
   w.ty = t.ty;
   w.kb_begin = split * p.kb_per_split;
   w.kb_end = min(p.k_blocks, w.kb_begin + p.kb_per_split);
-  w.x0 = w.tx * Cfg::kBlockM;
-  w.y0 = w.ty * Cfg::kBlockN;
-  w.x_end = p.rows_x;
-  w.y_end = p.rows_y;
-  w.expert = 0;
-  w.n_base = 0;
-  return w;
+  return with_dense_bases<T>(p, w);
 }
 
 // 2-CTA clusters (kernel_args.hpp, ClusterArgs): pair unit q of the cluster
@@ -75,7 +81,6 @@ __device__ __forceinline__ Unit dense_unit(const KernelArgs& p, int u) {
 // that is past the edge, repeats tile 2 i as a pad unit. No split-K.
 template <Tile T>
 __device__ __forceinline__ Unit pair_unit(const KernelArgs& p, int q, int rank) {
-  using Cfg = TileConfig<T>;
   const bool along_y = p.cluster.share_x;
   const int pairs_x = along_y ? p.tiles_x : (p.tiles_x + 1) / 2;
   const int pairs_y = along_y ? (p.tiles_y + 1) / 2 : p.tiles_y;
@@ -90,13 +95,7 @@ __device__ __forceinline__ Unit pair_unit(const KernelArgs& p, int q, int rank) 
   w.tile = w.ty * p.tiles_x + w.tx;
   w.kb_begin = 0;
   w.kb_end = p.k_blocks;
-  w.x0 = w.tx * Cfg::kBlockM;
-  w.y0 = w.ty * Cfg::kBlockN;
-  w.x_end = p.rows_x;
-  w.y_end = p.rows_y;
-  w.expert = 0;
-  w.n_base = 0;
-  return w;
+  return with_dense_bases<T>(p, w);
 }
 
 // ---- Grouped tiles: (expert, tile) units from the device group array ---------
