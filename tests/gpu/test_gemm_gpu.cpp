@@ -14,16 +14,14 @@
 
 #include "reference/fp8_codec.hpp"
 #include "reference/gemm_check.hpp"
+#include "test_rng.hpp"
 
 using fp8kit::ref::GemmCase;
 using fp8kit::ref::GemmOutcome;
 
 namespace {
 
-std::mt19937_64& rng() {
-  static std::mt19937_64 r{std::random_device{}()};
-  return r;
-}
+using fp8kit::test::rng;
 
 const fp8kit_path kPaths[] = {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA, FP8KIT_PATH_SM120_MMA, FP8KIT_PATH_SM89_MMA,
                                FP8KIT_PATH_SM75_HMMA};

@@ -18,16 +18,14 @@
 #include "arch/config.hpp"
 #include "gemm/sm90/tile_config.hpp"
 #include "reference/grouped_check.hpp"
+#include "test_rng.hpp"
 
 using fp8kit::ref::GemmOutcome;
 using fp8kit::ref::GroupedCase;
 
 namespace {
 
-std::mt19937_64& rng() {
-  static std::mt19937_64 r{std::random_device{}()};
-  return r;
-}
+using fp8kit::test::rng;
 
 const fp8kit_path kPaths[] = {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA, FP8KIT_PATH_SM89_MMA, FP8KIT_PATH_SM75_HMMA};
 const fp8kit_grouped_layout kLayouts[] = {FP8KIT_GROUPED_CONTIGUOUS, FP8KIT_GROUPED_MASKED};

@@ -15,16 +15,14 @@
 #include <tuple>
 
 #include "reference/gemm_check.hpp"
+#include "test_rng.hpp"
 
 using fp8kit::ref::GemmCase;
 using fp8kit::ref::GemmOutcome;
 
 namespace {
 
-std::mt19937_64& rng() {
-  static std::mt19937_64 r{std::random_device{}()};
-  return r;
-}
+using fp8kit::test::rng;
 
 struct Shape {
   int64_t m, n, k;

@@ -20,6 +20,7 @@
 #include "core/device.hpp"
 #include "gemm/sm90/dev_api.hpp"
 #include "reference/gemm_check.hpp"
+#include "test_rng.hpp"
 
 namespace sm90 = fp8kit::sm90;
 using fp8kit::ref::GemmCase;
@@ -28,10 +29,7 @@ using sm90::Tile;
 
 namespace {
 
-std::mt19937_64& rng() {
-  static std::mt19937_64 r{std::random_device{}()};
-  return r;
-}
+using fp8kit::test::rng;
 
 // The current device when it is a Hopper GPU, else null (and the reason).
 const fp8kit::DeviceInfo* hopper(std::string* why) {
