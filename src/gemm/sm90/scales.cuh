@@ -142,7 +142,7 @@ __device__ __forceinline__ void load_coarse_chunk(const KernelArgs& p, const Uni
                                                   int lane) {
   using Cfg = TileConfig<T>;
   const int last_block = (w.y_end - w.n_base - 1) / kScaleBlock;
-#pragma unroll
+#pragma unroll 1  // the producer warpgroup's 40 registers
   for (int g = 0; g < Cfg::kScaleGroups; ++g) {
     const int block = min(last_block, (w.y0 - w.n_base + g * Cfg::kScaleGroupCols) / kScaleBlock);
     const float* src = p.y_scales.ptr + w.expert * p.y_scales.expert_stride + int64_t{block} * p.k_blocks + kb0;

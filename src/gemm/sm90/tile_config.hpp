@@ -19,16 +19,21 @@ constexpr int kWarpgroupThreads = 128;
 constexpr int kConsumers = 2;
 constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
 constexpr int kConsumerWarps = kConsumers * kWarpgroupThreads / 32;
-// setmaxnreg: the producer warpgroup gives registers away. 48 leaves the
-// consumers exactly 232 ((65536 - 128 * 48) / 256, a multiple of 8), as 40
-// did after rounding down; the scale warp's chunk loop needs the 8 more.
-constexpr int kProducerRegs = 48;
+// setmaxnreg moves registers inside the CTA's allocation at launch, kThreads
+// x kLaunchRegs (ptxas's count under __launch_bounds__(kThreads, 1)): the
+// producer warpgroup gives registers away so that the consumers can grow.
+// An increase past the allocation never returns (the consumers would wait
+// for registers nobody frees).
+constexpr int kRegisterFile = 65536;
+constexpr int kLaunchRegs = kRegisterFile / kThreads / 8 * 8;  // 168
+constexpr int kProducerRegs = 40;
 constexpr int kScaleWarp = 1;          // block tiles: the producer warpgroup's warp that loads the scales
 constexpr int kSlotWarp = 2;           // dense normal block tiles: the one that fills A's slots without TMA
 constexpr int kScaleWarpLanes = 32;
-constexpr int kConsumerRegs = 232;     // (65536 - 128 * kProducerRegs) / 256
-static_assert(kWarpgroupThreads * kProducerRegs + kConsumers * kWarpgroupThreads * kConsumerRegs <= 65536,
-              "the register file holds both roles");
+constexpr int kConsumerRegs = 232;     // (kThreads * kLaunchRegs - 128 * kProducerRegs) / 256
+static_assert(kWarpgroupThreads * kProducerRegs + kConsumers * kWarpgroupThreads * kConsumerRegs <=
+                  kThreads * kLaunchRegs,
+              "setmaxnreg stays inside the CTA's registers");
 constexpr int kSwizzleAtomBytes = 1024;  // 8 rows x 128 B: the 128B swizzle period
 constexpr int kSmemBytesMax = 232448;    // sm_90 opt-in dynamic shared memory per block (227 KB)
 constexpr int kSmemReserve = 2048;       // barriers, split-K flags, alignment slack
