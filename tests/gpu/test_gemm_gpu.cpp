@@ -170,6 +170,55 @@ INSTANTIATE_TEST_SUITE_P(Sm90, GemmSm90WideN,
                          ::testing::Combine(::testing::Range(0, 4), ::testing::Range(0, 6), ::testing::Range(0, 3)),
                          wide_n_name);
 
+// ---- Block scales of the Hopper path's normal tiles over long K ------------
+// Unsplit (a 16-byte workspace: too small for any split), so that one unit
+// spans K: 16512 is 129 K blocks, two full chunks of B's scales and one of a
+// single block (tile_config.hpp, kCoarseChunkBlocks). A's scales go by TMA
+// where M * 4 bytes is a multiple of 16 (132, 1000, 260), by the slot warp
+// otherwise (130, 258); 1000 x 4104 runs the 256 x 128 tile, 1000 x 2104 the
+// 128 x 192 one (GemmWideModes, GemmSm90WideN above).
+
+struct ChunkShape {
+  int64_t m, n, k;
+};
+const ChunkShape kChunkShapes[] = {
+    {132, 136, 16512}, {130, 136, 16512}, {1000, 4104, 8320}, {1000, 2104, 8320}, {260, 1000, 16512}, {258, 1000, 16512}};
+
+using ChunkParam = std::tuple<int /*shape*/, int /*out*/>;
+class GemmSm90BlockChunks : public ::testing::TestWithParam<ChunkParam> {};
+
+TEST_P(GemmSm90BlockChunks, MatchesReference) {
+  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  const auto [si, oi] = GetParam();
+  const ChunkShape& s = kChunkShapes[si];
+  GemmCase c{s.m, s.n, s.k};
+  c.a_mode = c.b_mode = FP8KIT_SCALE_BLOCK;
+  c.a_type = kPairs[(si + oi) % 4].first;
+  c.b_type = kPairs[(si + oi) % 4].second;
+  c.d_type = kOuts[oi];
+  c.bias = oi != 1;
+  constexpr size_t kTinyWorkspace = 16;
+  const fp8kit::ref::DeviceBuffer tiny(kTinyWorkspace);
+  const GemmOutcome r = fp8kit::ref::run_case(c, FP8KIT_PATH_SM90_WGMMA, rng(), 1 << 16, 2048,
+                                              fp8kit::ref::LentWorkspace{tiny.get(), kTinyWorkspace, false});
+  if (r.status == FP8KIT_STATUS_UNSUPPORTED) GTEST_SKIP() << "sm90_wgmma cannot run here: " << r.message;
+  ASSERT_EQ(r.status, FP8KIT_STATUS_SUCCESS) << c.label() << ": " << r.message;
+  EXPECT_EQ(r.unwritten, 0) << c.label();
+  EXPECT_EQ(r.clobbered, 0) << c.label() << ": bytes written outside D[M, N]";
+  EXPECT_EQ(r.failures, 0) << c.label() << ": " << r.failures << " of " << r.checked << " outside the bound; first "
+                           << r.first_failure;
+}
+
+std::string chunk_name(const ::testing::TestParamInfo<ChunkParam>& info) {
+  const auto [si, oi] = info.param;
+  const ChunkShape& s = kChunkShapes[si];
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + "_" +
+         fp8kit_dtype_name(kOuts[oi]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sm90, GemmSm90BlockChunks, ::testing::Combine(::testing::Range(0, 6), ::testing::Range(0, 3)),
+                         chunk_name);
+
 // ---- Ragged and edge shapes, three representative configurations -----------
 
 struct Shape {

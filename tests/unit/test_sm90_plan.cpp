@@ -436,9 +436,16 @@ TEST(Sm90Plan, WideNScaleGroupsNeverStraddleABlock) {
       const int first = ty * Cfg::kBlockN + g * Cfg::kScaleGroupCols;
       EXPECT_EQ(first / fp8kit::kScaleBlock, (first + Cfg::kScaleGroupCols - 1) / fp8kit::kScaleBlock) << ty << " " << g;
     }
-  // The slot holds the 128 A scales and the three group scales.
-  EXPECT_EQ(Cfg::kColScales, 3);
-  EXPECT_GE(Cfg::kScaleSlotFloats, Cfg::kColScaleOffset + Cfg::kColScales);
+  // The slot holds the 128 A scales (TMA writes it whole: 128-byte aligned
+  // sizes); the three group scales of each K block come in B's chunks.
+  EXPECT_TRUE(Cfg::kCoarseChunks);
+  EXPECT_EQ(Cfg::kColScales, 0);
+  EXPECT_EQ(Cfg::kScaleSlotFloats, Cfg::kBlockM);
+  EXPECT_EQ(Cfg::kCoarseChunkFloats, sm90::kCoarseChunkBlocks * 3);
+  // The grouped and swapped block tiles keep both sides in the slot.
+  using Grouped = sm90::TileConfig<Tile::kGrouped128x128Block>;
+  EXPECT_FALSE(Grouped::kCoarseChunks);
+  EXPECT_GE(Grouped::kScaleSlotFloats, Grouped::kColScaleOffset + Grouped::kColScales);
   EXPECT_EQ(Cfg::kColFactorsPerThread, 2);
   EXPECT_FALSE(Cfg::kDoubleAcc);
   EXPECT_FALSE(sm90::TileConfig<Tile::k128x192>::kDoubleAcc);

@@ -125,7 +125,8 @@ cudaError_t launch(const GroupedParams& g, const DeviceInfo& dev, const LaunchEn
       e != cudaSuccess)
     return e;
   CUtensorMap map_x = pl.swap ? map_b : map_a, map_y = pl.swap ? map_a : map_b;
-  void* kargs[] = {&map_x, &map_y, &map_d, &args};
+  CUtensorMap map_s{};  // A's block scales by TMA: dense tiles only (TileConfig::kCoarseChunks)
+  void* kargs[] = {&map_x, &map_y, &map_d, &map_s, &args};
   // Programmatic launch (opt-in) overlaps this kernel's start with the
   // previous one's tail; the weights cannot go out before the wait here
   // (weights_first stays 0): which expert a unit serves comes from the group

@@ -119,6 +119,25 @@ inline bool encode(CUtensorMap* map, const uint8_t* base, int rows, int k, int64
             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+// A's block scales, [k_blocks, m] f32 (fp8kit.h), as a 2-D tensor map of
+// (1, box_rows) boxes: one K block's scales of a tile's rows, zero past m.
+// TMA needs the K-block stride in whole 16-byte granules and a 16-byte
+// aligned base; false where they are not (the scale warp copies them then).
+inline bool encode_row_scales(CUtensorMap* map, const float* base, int m, int k_blocks, int box_rows) {
+  constexpr int kGranule = 16;
+  const PFN_cuTensorMapEncodeTiled_v12000 fn = encode_fn();
+  if (fn == nullptr || (int64_t{m} * sizeof(float)) % kGranule != 0 ||
+      reinterpret_cast<uintptr_t>(base) % kGranule != 0)
+    return false;
+  const cuuint64_t dims[kTensorRank] = {static_cast<cuuint64_t>(m), static_cast<cuuint64_t>(k_blocks)};
+  const cuuint64_t strides[kTensorRank - 1] = {static_cast<cuuint64_t>(m) * sizeof(float)};
+  const cuuint32_t box[kTensorRank] = {static_cast<cuuint32_t>(box_rows), 1};
+  const cuuint32_t elem_strides[kTensorRank] = {1, 1};
+  return fn(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, kTensorRank, const_cast<float*>(base), dims, strides, box,
+            elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 // TMA stores write whole 16-byte granules along the inner dimension.
 constexpr int kStoreGranule = 16;
 inline int n_tma_of(const GemmParams& p) {

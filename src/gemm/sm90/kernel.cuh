@@ -65,6 +65,7 @@ __device__ __forceinline__ void consume(const KernelArgs& p, const CUtensorMap* 
 #pragma unroll
   for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = 0.0f;
   PipelineState<Cfg::kStages> ps;
+  PipelineState<kCoarseChunkBuffers> cs;  // B's block-scale chunks (dense normal block tiles)
   bool store_pending = false;  // a TMA store from the staging buffer may still be reading it
   ptx::griddep_wait();  // scales, bias, D and the split-K workspace belong to the stream's order
   const int units = unit_count<T>(p, smem);
@@ -73,7 +74,7 @@ __device__ __forceinline__ void consume(const KernelArgs& p, const CUtensorMap* 
     const ColFactor cf = load_col_factor<T>(p, w, thread);
     RowFactors<T> rf;
     rf.load(p, w, Fragment(sub_row0<T>(w, consumer, 0), w.y0, thread).row0);
-    mma_unit<T, TX, TY>(w, smem, ps, in_cluster<T>(p), consumer, thread, acc0, acc1, master);
+    mma_unit<T, TX, TY>(w, p, smem, ps, cs, consumer, thread, acc0, acc1, master);
     if constexpr (Cfg::kClusterSplit)
       if (p.cluster_splits > 1) {  // a cluster split: only its leader stores the tile
         const bool leader = cluster_reduce<T>(p, smem, consumer, thread, master);
@@ -89,7 +90,8 @@ __device__ __forceinline__ void consume(const KernelArgs& p, const CUtensorMap* 
 template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
 __global__ void __launch_bounds__(kThreads, 1)
     sm90_fp8_gemm_kernel(const __grid_constant__ CUtensorMap tmap_x, const __grid_constant__ CUtensorMap tmap_y,
-                         const __grid_constant__ CUtensorMap tmap_d, const KernelArgs p) {
+                         const __grid_constant__ CUtensorMap tmap_d, const __grid_constant__ CUtensorMap tmap_s,
+                         const KernelArgs p) {
   using Cfg = TileConfig<T>;
   extern __shared__ uint8_t smem_raw[];
   // The storage starts at the next 1024-byte boundary (the swizzle atom);
@@ -107,14 +109,23 @@ __global__ void __launch_bounds__(kThreads, 1)
       ptx::prefetch_tensormap(&tmap_y);
     }
   if (threadIdx.x == 0) {
+    // Block tiles whose slots the scale warp fills (all but the dense normal
+    // ones with A's scales by TMA): its lanes arrive on `full`, and every
+    // consumer thread on `empty`.
+    const bool warp_slots = Cfg::kBlock && !(Cfg::kCoarseChunks && p.fine_scales_tma);
     for (int s = 0; s < Cfg::kStages; ++s) {
-      // The producer's arrive (+ TMA bytes), and in block tiles the scale warp's.
-      cuda::ptx::mbarrier_init(&smem.full[s], 1 + (Cfg::kBlock ? kScaleWarpLanes : 0));
-      // One arrive per consumer warp; in block tiles, per consumer thread
-      // (and the peer's warps in a cluster: cluster.cuh).
+      // The producer's arrive (+ TMA bytes), and the scale warp's lanes.
+      cuda::ptx::mbarrier_init(&smem.full[s], 1 + (warp_slots ? kScaleWarpLanes : 0));
+      // One arrive per consumer warp, or per consumer thread (and the peer's
+      // warps in a cluster: cluster.cuh).
       cuda::ptx::mbarrier_init(&smem.empty[s],
-                               empty_arrivals<T>(p, Cfg::kBlock ? kConsumers * kWarpgroupThreads : kConsumerWarps));
+                               empty_arrivals<T>(p, warp_slots ? kConsumers * kWarpgroupThreads : kConsumerWarps));
     }
+    if constexpr (Cfg::kCoarseChunks)
+      for (int c = 0; c < kCoarseChunkBuffers; ++c) {
+        cuda::ptx::mbarrier_init(&smem.coarse_full[c], kScaleWarpLanes);
+        cuda::ptx::mbarrier_init(&smem.coarse_empty[c], kConsumers * kWarpgroupThreads);
+      }
     if constexpr (Cfg::kClusterSplit)
       if (p.cluster_splits > 1) init_cluster_barriers(smem.cluster_ready);
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
@@ -135,9 +146,14 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   if (warpgroup == 0) {
     ptx::setmaxnreg_dec<kProducerRegs>();
-    if (threadIdx.x == 0) produce<T>(&tmap_x, &tmap_y, p, smem);
-    if constexpr (Cfg::kBlock)
-      if (threadIdx.x / 32 == kScaleWarp) produce_scales<T>(p, smem, threadIdx.x % 32);
+    if (threadIdx.x == 0) produce<T>(&tmap_x, &tmap_y, &tmap_s, p, smem);
+    const int warp = threadIdx.x / 32;
+    if constexpr (Cfg::kCoarseChunks) {
+      if (warp == kScaleWarp) produce_coarse<T>(p, smem, threadIdx.x % 32);
+      if (warp == kSlotWarp && !p.fine_scales_tma) produce_scales<T>(p, smem, threadIdx.x % 32);
+    } else if constexpr (Cfg::kBlock) {
+      if (warp == kScaleWarp) produce_scales<T>(p, smem, threadIdx.x % 32);
+    }
   } else {
     ptx::setmaxnreg_inc<kConsumerRegs>();
     const int consumer = warpgroup - 1;
@@ -162,7 +178,8 @@ namespace fp8kit::sm90 {
 template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
 __global__ void __launch_bounds__(kThreads, 1)
     sm90_fp8_gemm_kernel(const __grid_constant__ CUtensorMap tmap_x, const __grid_constant__ CUtensorMap tmap_y,
-                         const __grid_constant__ CUtensorMap tmap_d, const KernelArgs p) {}
+                         const __grid_constant__ CUtensorMap tmap_d, const __grid_constant__ CUtensorMap tmap_s,
+                         const KernelArgs p) {}
 
 }  // namespace fp8kit::sm90
 

@@ -78,6 +78,8 @@ struct KernelArgs {
   unsigned* counters;       // split-K: [tiles * kConsumers] arrival counts, zero at launch and left zero
   int cluster_splits;       // cluster split (cluster_split.cuh): CTAs of a cluster that split one tile's K
                             //   range, = splits, one unit per CTA; 0: none (partials then hold a workspace split)
+  int fine_scales_tma;      // dense normal block tiles: A's block scales come by TMA (the fourth tensor map)
+                            //   into each stage's slot; 0: the scale warp copies them (TileConfig::kCoarseChunks)
   int weights_first;        // programmatic launch: the first stages' weight tiles go out before
                             //   griddepcontrol.wait (mainloop.cuh); 0: X and Y per stage in order
   GroupedArgs grouped;      // grouped tiles only (num_units, tiles_x / y unused there)

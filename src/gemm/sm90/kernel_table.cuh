@@ -12,7 +12,7 @@
 
 namespace fp8kit::sm90 {
 
-using KernelFn = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, KernelArgs);
+using KernelFn = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, KernelArgs);
 
 struct Kernel {
   KernelFn fn;

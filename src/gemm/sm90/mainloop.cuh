@@ -25,16 +25,26 @@ namespace fp8kit::sm90 {
 // K blocks go out before griddepcontrol.wait, everything else after it.
 // Without it the stages fill in order: weights first would cost ~3% per
 // launch by delaying the first stage's activations (docs/perf.md, v11).
+// Dense normal block tiles with p.fine_scales_tma: A's block scales of each
+// K block, a (1, BM) box of the [k_blocks, M] f32 tensor (tmap_s), go into
+// the stage's slot with X, on the same barrier; TMA zero-fills rows past M.
 template <Tile T>
-__device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtensorMap* tmap_y, const KernelArgs& p,
-                                        SharedStorage<T>& smem) {
+__device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtensorMap* tmap_y,
+                                        const CUtensorMap* tmap_s, const KernelArgs& p, SharedStorage<T>& smem) {
   using Cfg = TileConfig<T>;
   ptx::prefetch_tensormap(tmap_x);
   ptx::prefetch_tensormap(tmap_y);
+  const bool fine_tma = Cfg::kCoarseChunks && p.fine_scales_tma;
+  if (fine_tma) ptx::prefetch_tensormap(tmap_s);
   // In a 2-CTA cluster the shared side goes out as this CTA's multicast half (cluster.cuh).
   const bool mcast_x = in_cluster<T>(p) && p.cluster.share_x;
   const bool mcast_y = in_cluster<T>(p) && !p.cluster.share_x;
   auto load_x = [&](int stage, const Unit& w, int kb) {
+    if (fine_tma) {  // A's scales belong to this CTA's stage only, never multicast
+      const int32_t c[2] = {w.x0, kb};
+      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem.scales[stage], tmap_s,
+                                      c, &smem.full[stage]);
+    }
     if (mcast_x) return multicast_half<Cfg::kBlockM>(tmap_x, smem.x[stage], kb, w.x0, &smem.full[stage]);
     const int32_t c[2] = {kb * kBlockK, w.x0};
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem.x[stage], tmap_x, c,
@@ -51,6 +61,7 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
   // masked decode loads a box of fewer token rows than the tile has.
   uint32_t stage_bytes = static_cast<uint32_t>(Cfg::kStageBytes);
   if constexpr (Cfg::kGrouped) stage_bytes = static_cast<uint32_t>(p.grouped.stage_tx_bytes);
+  if (fine_tma) stage_bytes += static_cast<uint32_t>(Cfg::kScaleSlotBytes);
   auto expect_stage = [&](int stage) {
     cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
                                          &smem.full[stage], stage_bytes);
@@ -94,18 +105,23 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
 }
 
 // Frees a stage for the producer: one arrive per consumer warp; in block
-// tiles one per consumer thread. An arrive releases only the arriving
-// thread's own reads, and each thread has read the stage's scale slot,
-// which the scale warp rewrites once the stage is free (cheaper orderings
-// failed racecheck: docs/perf.md). In a 2-CTA cluster each warp also frees
-// the stage for the peer's producer, whose multicast writes its operand
-// tiles (not the scale slot, which stays per CTA): one arrive per warp there.
+// tiles whose slot the scale warp fills, one per consumer thread. An arrive
+// releases only the arriving thread's own reads, and each thread has read
+// the stage's scale slot, which the scale warp rewrites once the stage is
+// free (cheaper orderings failed racecheck: docs/perf.md). Where TMA fills
+// the slot (`slot_by_tma`), the warp's reads are ordered before lane 0's
+// arrive by __syncwarp, as for the operand tiles. In a 2-CTA cluster each
+// warp also frees the stage for the peer's producer, whose multicast writes
+// its operand tiles (not the scale slot, which stays per CTA): one arrive per
+// warp there.
 template <Tile T>
-__device__ __forceinline__ void release_stage(SharedStorage<T>& smem, int stage, bool lane0, bool paired) {
-  if constexpr (TileConfig<T>::kBlock) {
+__device__ __forceinline__ void release_stage(SharedStorage<T>& smem, int stage, bool lane0, bool paired,
+                                              bool slot_by_tma) {
+  if (TileConfig<T>::kBlock && !slot_by_tma) {
     ptx::arrive_no_state(&smem.empty[stage]);
-  } else if (lane0) {
-    cuda::ptx::mbarrier_arrive(&smem.empty[stage]);
+  } else {
+    if constexpr (TileConfig<T>::kBlock) __syncwarp();
+    if (lane0) cuda::ptx::mbarrier_arrive(&smem.empty[stage]);
   }
   if (paired && lane0) arrive_peer(&smem.empty[stage]);
 }
@@ -119,9 +135,12 @@ __device__ __forceinline__ void release_stage(SharedStorage<T>& smem, int stage,
 // while block i is promoted. Otherwise one accumulator serves the sub-tiles
 // in turn, and the other consumer's wgmma keeps the tensor pipe busy.
 // `acc0` and `acc1` live across units (the caller's), `master` is set here.
+// `cs`: the position in B's scale chunks (dense normal block tiles, the caller's).
 template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
-__device__ __forceinline__ void mma_unit(const Unit& w, SharedStorage<T>& smem, PipelineState<TileConfig<T>::kStages>& ps,
-                                         bool paired, int consumer, int thread, float (&acc0)[TileConfig<T>::kAccRegs],
+__device__ __forceinline__ void mma_unit(const Unit& w, const KernelArgs& p, SharedStorage<T>& smem,
+                                         PipelineState<TileConfig<T>::kStages>& ps,
+                                         PipelineState<kCoarseChunkBuffers>& cs, int consumer, int thread,
+                                         float (&acc0)[TileConfig<T>::kAccRegs],
                                          float (&acc1)[TileConfig<T>::kAccRegs],
                                          float (&master)[TileConfig<T>::kSubTiles][TileConfig<T>::kAccRegs]) {
   using Cfg = TileConfig<T>;
@@ -129,6 +148,8 @@ __device__ __forceinline__ void mma_unit(const Unit& w, SharedStorage<T>& smem, 
   constexpr int BN = Cfg::kBlockN;
   constexpr int kSub = Cfg::kSubTiles;
   const bool lane0 = (thread % 32) == 0;
+  const bool paired = in_cluster<T>(p);
+  const bool slot_by_tma = Cfg::kCoarseChunks && p.fine_scales_tma;
   const int nkb = w.kb_end - w.kb_begin;
 #pragma unroll
   for (int s = 0; s < kSub; ++s)
@@ -151,17 +172,33 @@ __device__ __forceinline__ void mma_unit(const Unit& w, SharedStorage<T>& smem, 
     // One accumulator, promoted per sub-tile. Block scales come with the
     // stage (its scale slot, filled by the producer's scale warp): loaded
     // ahead into registers by the consumers, they cost 16% (docs/perf.md).
+    // Dense normal block tiles: B's scales come by chunks of K blocks
+    // (scales.cuh); every thread frees a chunk once it has read its last
+    // block's, and the scale warp refills it. Elsewhere one chunk spans the unit.
     const Fragment f(sub_row0<T>(w, consumer, 0), w.y0, thread);
-    for (int i = 0; i < nkb; ++i) {
+    const int chunk_blocks = Cfg::kCoarseChunks ? kCoarseChunkBlocks : nkb;
+    for (int c0 = 0; c0 < nkb; c0 += chunk_blocks) {
+    const float* coarse = nullptr;
+    if constexpr (Cfg::kCoarseChunks) {
+      ptx::wait_barrier(&smem.coarse_full[cs.stage], cs.phase);
+      coarse = smem.coarse[cs.stage];
+    }
+    const int c1 = min(nkb, c0 + chunk_blocks);
+    for (int i = c0; i < c1; ++i) {
       ptx::wait_barrier(&smem.full[ps.stage], ps.phase);
       BlockFactors<T> fac;
-      if constexpr (Cfg::kBlock) fac.read(smem.scales[ps.stage], f.row0 - w.x0, f.col0 - w.y0);
+      if constexpr (Cfg::kBlock) {
+        const float* slot = smem.scales[ps.stage];
+        fac.read(slot, Cfg::kCoarseChunks ? coarse + (i - c0) * Cfg::kScaleGroups : slot + Cfg::kColScaleOffset,
+                 f.row0 - w.x0, f.col0 - w.y0);
+      }
 #pragma unroll
       for (int s = 0; s < kSub; ++s) {
         issue_block(acc0, ps.stage, (consumer * kSub + s) * kWgmmaM);
         ptx::wgmma_wait<0>();
         ptx::fence_operands(acc0);
-        if (s == kSub - 1) release_stage<T>(smem, ps.stage, lane0, paired);  // the slot's scales were read at the top
+        // The slot's scales were read at the top.
+        if (s == kSub - 1) release_stage<T>(smem, ps.stage, lane0, paired, slot_by_tma);
         if constexpr (Cfg::kBlock) {
 #pragma unroll
           for (int j = 0; j < BN / 8; ++j)
@@ -177,6 +214,11 @@ __device__ __forceinline__ void mma_unit(const Unit& w, SharedStorage<T>& smem, 
       }
       ps.advance();
     }
+    if constexpr (Cfg::kCoarseChunks) {
+      ptx::arrive_no_state(&smem.coarse_empty[cs.stage]);
+      cs.advance();
+    }
+    }
   } else {
     int prev_stage = 0;
     // Waits for K block i's stage and issues its wgmma group into `a`.
@@ -188,7 +230,7 @@ __device__ __forceinline__ void mma_unit(const Unit& w, SharedStorage<T>& smem, 
     // Once `a`'s group has retired: frees its stage and promotes it.
     auto retire = [&](float (&a)[R]) {
       ptx::fence_operands(a);
-      release_stage<T>(smem, prev_stage, lane0, paired);
+      release_stage<T>(smem, prev_stage, lane0, paired, false);
 #pragma unroll
       for (int r = 0; r < R; ++r) master[0][r] += a[r];
     };

@@ -190,6 +190,10 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
   if (!encode(&map_x, x, args.rows_x, p.k, ldx, halve_x ? pl.block_m / 2 : pl.block_m) ||
       !encode(&map_y, y, args.rows_y, p.k, ldy, halve_y ? pl.block_n / 2 : pl.block_n) || !encode_d(&map_d, p))
     return cudaErrorInvalidValue;
+  // Dense normal block tiles: A's scales by TMA where they encode (kernel_args.hpp).
+  CUtensorMap map_s{};
+  args.fine_scales_tma = tile_has_coarse_chunks(pl.tile) &&
+                         sm90::encode_row_scales(&map_s, p.a_scale, p.m, pl.k_blocks, pl.block_m);
   if (pl.splits > 1 && pl.cluster_splits == 1 && !env.workspace_zeroed) {
     // The last split of each tile leaves its counter at zero again, but
     // memory lent without the zeroed promise may hold anything. With it
@@ -205,7 +209,7 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
     const int resident = resident_clusters(fn, kern.smem, pl.cluster, dev.device, g_resident_pairs);
     if (resident > 0) grid = std::min(grid, resident * pl.cluster);
   }
-  void* kargs[] = {&map_x, &map_y, &map_d, &args};
+  void* kargs[] = {&map_x, &map_y, &map_d, &map_s, &args};
   return launch_kernel(fn, grid, kern.smem, stream, kargs, env.programmatic_launch,
                        pl.cluster_splits > 1 ? pl.cluster_splits : pl.cluster);
 }

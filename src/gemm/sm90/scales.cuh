@@ -117,7 +117,9 @@ __device__ __forceinline__ void load_scale_slot(const KernelArgs& p, const Unit&
     const int row = fine_first + r;
     ptx::cp_async_f32(slot + kFineOffset + r, row < fine_rows ? fine_kb + row : fine_kb, row < fine_rows);
   }
-  if constexpr (kRowsOnX && Cfg::kScaleGroups == 1) {
+  if constexpr (Cfg::kCoarseChunks) {
+    // B's scales come in chunks (load_coarse_chunk): the slot holds A's only.
+  } else if constexpr (kRowsOnX && Cfg::kScaleGroups == 1) {
     if (lane == 0) ptx::cp_async_f32(slot + kCoarseOffset, coarse_kb, true);
   } else if constexpr (kRowsOnX) {
     // Tiles wider than a block: column group g's block, clamped to the side's
@@ -131,10 +133,29 @@ __device__ __forceinline__ void load_scale_slot(const KernelArgs& p, const Unit&
   }
 }
 
+// Dense normal block tiles: the scale warp's copies of B's scales of unit
+// w's K blocks [kb0, kb0 + n) into a chunk buffer, (n, kScaleGroups) f32,
+// lane-strided. Column group g's block is clamped to B's last one (a group
+// past N is never stored).
+template <Tile T>
+__device__ __forceinline__ void load_coarse_chunk(const KernelArgs& p, const Unit& w, int kb0, int n, float* chunk,
+                                                  int lane) {
+  using Cfg = TileConfig<T>;
+  const int last_block = (w.y_end - w.n_base - 1) / kScaleBlock;
+#pragma unroll 1  // the producer warpgroup's 40 registers
+  for (int g = 0; g < Cfg::kScaleGroups; ++g) {
+    const int block = min(last_block, (w.y0 - w.n_base + g * Cfg::kScaleGroupCols) / kScaleBlock);
+    const float* src = p.y_scales.ptr + w.expert * p.y_scales.expert_stride + int64_t{block} * p.k_blocks + kb0;
+    for (int j = lane; j < n; j += kScaleWarpLanes) ptx::cp_async_f32(chunk + j * Cfg::kScaleGroups + g, src + j, true);
+  }
+}
+
 // The scale warp (block tiles): fills each stage's scale slot in the
 // mainloop's order with cp.async, whose completion each lane hands to the
 // stage's `full` barrier (one arrive per lane, when its copies have landed):
 // the warp never waits for a load, so it runs ahead like the TMA thread.
+// Dense normal block tiles: the slot warp does this where TMA does not fill
+// the slots, and the scale warp copies B's scales by chunks (produce_coarse).
 template <Tile T>
 __device__ __forceinline__ void produce_scales(const KernelArgs& p, SharedStorage<T>& smem, int lane) {
   PipelineState<TileConfig<T>::kStages> ps;
@@ -151,6 +172,24 @@ __device__ __forceinline__ void produce_scales(const KernelArgs& p, SharedStorag
   }
 }
 
+// Dense normal block tiles, the scale warp: B's scales of every unit's K
+// range in chunks of kCoarseChunkBlocks K blocks, in the consumers' order,
+// each chunk's completion handed to its `coarse_full` (one arrive per lane).
+template <Tile T>
+__device__ __forceinline__ void produce_coarse(const KernelArgs& p, SharedStorage<T>& smem, int lane) {
+  PipelineState<kCoarseChunkBuffers> cs;
+  ptx::griddep_wait();  // as produce_scales: the scales belong to the stream's order
+  const int units = unit_count<T>(p, smem);
+  for (int u = first_unit<T>(p); u < units; u = next_unit<T>(p, u)) {
+    const Unit w = unit_of<T>(p, u, smem);
+    for (int kb0 = w.kb_begin; kb0 < w.kb_end; kb0 += kCoarseChunkBlocks, cs.advance()) {
+      ptx::wait_barrier(&smem.coarse_empty[cs.stage], cs.phase ^ 1u);
+      load_coarse_chunk<T>(p, w, kb0, min(kCoarseChunkBlocks, w.kb_end - kb0), smem.coarse[cs.stage], lane);
+      ptx::cp_async_arrive_noinc(&smem.coarse_full[cs.stage]);
+    }
+  }
+}
+
 // A consumer's products of the two block scales of one K block, read from
 // the stage's slot: per (column group, s, h) when the rows' scales are per
 // row (the other side is uniform over each column group), per (j, e) when
@@ -162,8 +201,9 @@ struct BlockFactors {
   static constexpr int kCount = kRowsOnX ? 2 * Cfg::kSubTiles * Cfg::kScaleGroups : Cfg::kBlockN / 4;
   float f[kCount];
 
-  // `row` and `col`: this thread's first kernel row and column within the tile.
-  __device__ __forceinline__ void read(const float* slot, int row, int col) {
+  // `row` and `col`: this thread's first kernel row and column within the
+  // tile; `coarse`: the K block's per-128-block scales (the column groups').
+  __device__ __forceinline__ void read(const float* slot, const float* coarse, int row, int col) {
     if constexpr (!kRowsOnX) {
       const float b = slot[0];
 #pragma unroll
@@ -175,7 +215,7 @@ struct BlockFactors {
     } else {
 #pragma unroll
       for (int g = 0; g < Cfg::kScaleGroups; ++g) {
-        const float b = slot[Cfg::kColScaleOffset + g];
+        const float b = coarse[g];
 #pragma unroll
         for (int s = 0; s < Cfg::kSubTiles; ++s)
 #pragma unroll

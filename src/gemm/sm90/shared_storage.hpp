@@ -38,9 +38,14 @@ struct SharedStorage : GroupTable<TileConfig<T>::kGrouped> {
   Epilogue epilogue[kConsumers];
   // Block tiles: each stage's scale slot (layout in TileConfig); one float
   // per stage elsewhere (unused), so that the member always exists.
-  alignas(16) float scales[Cfg::kStages][Cfg::kBlock ? Cfg::kScaleSlotFloats : 1];
+  alignas(Cfg::kScaleSlotAlign) float scales[Cfg::kStages][Cfg::kBlock ? Cfg::kScaleSlotFloats : 1];
+  // Dense normal block tiles: B's block scales of a chunk of a unit's K
+  // blocks, (kCoarseChunkBlocks, kScaleGroups) f32 (at least one float).
+  float coarse[kCoarseChunkBuffers][Cfg::kCoarseChunks ? Cfg::kCoarseChunkFloats : 1];
   uint64_t full[Cfg::kStages];   // TMA bytes (+ the scale warp's arrivals) landed
   uint64_t empty[Cfg::kStages];  // the consumers are done with the stage
+  uint64_t coarse_full[kCoarseChunkBuffers];   // the scale warp's copies of a chunk landed
+  uint64_t coarse_empty[kCoarseChunkBuffers];  // every consumer thread has read its last K block
   unsigned last_flag[kConsumers];  // split-K: this consumer's tile part arrived last
   // Cluster split (cluster_split.cuh), per consumer: the partner's partial of
   // tree level l is ready to read.

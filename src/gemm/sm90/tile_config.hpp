@@ -19,10 +19,21 @@ constexpr int kWarpgroupThreads = 128;
 constexpr int kConsumers = 2;
 constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
 constexpr int kConsumerWarps = kConsumers * kWarpgroupThreads / 32;
-constexpr int kProducerRegs = 40;      // setmaxnreg: producer gives registers away
+// setmaxnreg moves registers inside the CTA's allocation at launch, kThreads
+// x kLaunchRegs (ptxas's count under __launch_bounds__(kThreads, 1)): the
+// producer warpgroup gives registers away so that the consumers can grow.
+// An increase past the allocation never returns (the consumers would wait
+// for registers nobody frees).
+constexpr int kRegisterFile = 65536;
+constexpr int kLaunchRegs = kRegisterFile / kThreads / 8 * 8;  // 168
+constexpr int kProducerRegs = 40;
 constexpr int kScaleWarp = 1;          // block tiles: the producer warpgroup's warp that loads the scales
+constexpr int kSlotWarp = 2;           // dense normal block tiles: the one that fills A's slots without TMA
 constexpr int kScaleWarpLanes = 32;
-constexpr int kConsumerRegs = 232;     // (65536 - 128 * 40) / 256, rounded down to 8
+constexpr int kConsumerRegs = 232;     // (kThreads * kLaunchRegs - 128 * kProducerRegs) / 256
+static_assert(kWarpgroupThreads * kProducerRegs + kConsumers * kWarpgroupThreads * kConsumerRegs <=
+                  kThreads * kLaunchRegs,
+              "setmaxnreg stays inside the CTA's registers");
 constexpr int kSwizzleAtomBytes = 1024;  // 8 rows x 128 B: the 128B swizzle period
 constexpr int kSmemBytesMax = 232448;    // sm_90 opt-in dynamic shared memory per block (227 KB)
 constexpr int kSmemReserve = 2048;       // barriers, split-K flags, alignment slack
@@ -31,6 +42,12 @@ constexpr int kOutChunkBytes = 128;      // bytes of a D store box row: one 128B
 constexpr int kMaxBlockM = 256;          // the largest tile's kernel rows (TMA boxes hold at most 256)
 constexpr int kWideBlockN = 192;         // kernel columns of the 128 x 192 tiles
 constexpr int kMaxColFactorsPerThread = 2;  // ceil(largest BN / 128)
+constexpr int kTmaSmemAlign = 128;       // shared-memory destinations of TMA tensor copies
+// Dense normal block tiles (TileConfig::kCoarseChunks): B's block scales of
+// 64 K blocks (K = 8192) per chunk, two chunk buffers (one filling while the
+// consumers read the other).
+constexpr int kCoarseChunkBlocks = 64;
+constexpr int kCoarseChunkBuffers = 2;
 // Cluster split (cluster_split.cuh): at most 8 CTAs of a cluster (the portable
 // cluster size) split one tile's K range, reduced in a tree of 3 levels.
 constexpr int kMaxClusterSplit = 8;
@@ -89,6 +106,12 @@ constexpr bool tile_has_clusters(Tile t) { return t == Tile::k256x128Block; }
 // swapped decode tiles (plan.hpp); the others compile none of its code (in
 // the 128 x 128 tiles it cost 2-4% unsplit: docs/perf.md, v13 integrated run).
 constexpr bool tile_has_cluster_split(Tile t) { return t == Tile::k128x64Swap || t == Tile::k128x64SwapBlock; }
+
+// Dense normal block tiles (TileConfig::kCoarseChunks below): A's and B's
+// block scales reach the consumers by separate routes.
+constexpr bool tile_has_coarse_chunks(Tile t) {
+  return t == Tile::k128x128Block || t == Tile::k256x128Block || t == Tile::k128x192Block;
+}
 
 template <Tile T>
 struct TileConfig {
@@ -150,12 +173,25 @@ struct TileConfig {
   // column by its group's scale with no predicate.
   static constexpr int kScaleGroupCols = kRowBlockScalesOnX ? std::gcd(kBlockN, kScaleBlock) : kBlockN;
   static constexpr int kScaleGroups = kBlockN / kScaleGroupCols;
+  // The dense normal block tiles split the two sides (as DeepGEMM does):
+  // A's per-row scales of each K block come with the stage (its slot holds
+  // only them, BM f32, by TMA where the host can encode A's scales as a
+  // tensor map, else by the scale warp), and B's per-128-block scales of a
+  // unit's K range come in chunks of kCoarseChunkBlocks K blocks, which the
+  // scale warp copies once into one of two chunk buffers. With TMA filling
+  // the slot, no thread writes what a consumer reads per stage, and one
+  // arrive per warp frees it (mainloop.cuh, release_stage).
+  static constexpr bool kCoarseChunks = tile_has_coarse_chunks(T);
   static constexpr int kRowScales = kRowBlockScalesOnX ? kBlockM : 1;
-  static constexpr int kColScales = kRowBlockScalesOnX ? kScaleGroups : kBlockN;
+  static constexpr int kColScales = kCoarseChunks ? 0 : kRowBlockScalesOnX ? kScaleGroups : kBlockN;
   static constexpr int kColScaleOffset = kRowBlockScalesOnX ? kBlockM : 4;  // 16-byte aligned: read as float2
+  // TMA writes whole slots at 128-byte boundaries: BM f32 is 512 or 1024 bytes.
+  static constexpr int kScaleSlotAlign = kCoarseChunks ? kTmaSmemAlign : 16;
   static constexpr int kScaleSlotFloats = kBlock ? (kColScaleOffset + kColScales + 3) / 4 * 4 : 0;
   static constexpr int kScaleSlotBytes = kScaleSlotFloats * 4;
-  static constexpr int kStages = (kSmemBytesMax - kFixedBytes) / (kStageBytes + kScaleSlotBytes);
+  static constexpr int kCoarseChunkFloats = kCoarseChunks ? kCoarseChunkBlocks * kScaleGroups : 0;
+  static constexpr int kCoarseBytes = kCoarseChunkBuffers * kCoarseChunkFloats * 4;
+  static constexpr int kStages = (kSmemBytesMax - kFixedBytes - kCoarseBytes) / (kStageBytes + kScaleSlotBytes);
   static constexpr int kAccRegs = kBlockN / 2;  // f32 per thread for m64 x BN
   // Two wgmma accumulators (K block i+1 runs while block i is promoted) plus
   // the master: 3 x 64 registers at BN 128. Block tiles keep one and wait
@@ -168,6 +204,7 @@ struct TileConfig {
   // The 256 x 128 block tile gets 3 stages (its scale slots cost the fourth;
   // 3 and 4 run at the same speed: docs/perf.md).
   static_assert(kStages >= 3, "fewer than three stages cannot hide the TMA latency");
+  static_assert(!kCoarseChunks || kScaleSlotBytes % kTmaSmemAlign == 0, "every stage's slot starts where TMA may write");
   static_assert(2 * kBlockN * sizeof(float) <= kStagingBytes, "the column factors pass through the staging buffer");
   static_assert(kBlockN % 8 == 0 && kBlockN <= 256, "wgmma N");
   static_assert(kColFactorsPerThread <= kMaxColFactorsPerThread, "ColFactor holds every column a thread loads");
