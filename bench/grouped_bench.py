@@ -12,6 +12,28 @@ after warm-up, median of the repetitions. Every suite shape's weights B
 (>= 200 MB) exceed the H200's 60 MB L2, so each call streams B from memory.
 TFLOP/s counts 2 * T * N * K useful flops; decode GB/s counts the bytes of the
 experts actually touched (B_e of every expert with rows, A and D rows).
+
+Each decode row is timed twice. `graph_ms`: a graph of the one call, replayed
+(the graph launch and the CTA ramp are in it, and the small cases' touched
+weights, 6-25 MB, stay L2-warm across replays). `layers_graph_ms`: per call in
+one graph of G distinct masked calls, as consecutive MoE layers of a server
+run them (G = --layers, 32), each call with its own counts, A, a_scale and D,
+and weights that no call finds in L2 from the calls before it. The weights
+come from two sources, combined as `layer_plan` says: the expert sets of one
+weight tensor (the routing rolled by the span of experts it touches, so call
+s of a tensor reads experts [s*span, (s+1)*span): disjoint memory, same byte
+count), and further weight tensors [E, N, K] (the base XOR a per-tensor
+constant: distinct bytes, still finite e4m3; own scales) up to LAYER_BYTES of
+weights per GEMM. Disjoint experts in one tensor are as faithful as distinct
+layers for the memory system (a layer's experts are separate allocations
+either way; the kernel reads only the experts with rows) and cost no memory,
+so they are used first; tensors are added only where sets run out (Mixtral's
+8 experts, DeepSeek-V3 at 16 tokens: 128 of 256 experts). DeepSeek-V3's
+3.8-7.5 GB per GEMM caps the tensors at 8-17, so G is 16 there at 16 tokens
+(gate/up); every replay streams >= 400 MB, so call 0 finds nothing left in
+L2 from the previous replay either. The row's layers figure: the bytes
+touched by all G calls over the graph's time. The last call's D is checked
+against the same call run alone (`layers_check_rel_err`).
 """
 
 import argparse
@@ -92,8 +114,15 @@ def time_ms(fn, reps, warmup=2):
     return statistics.median(times)
 
 
+# The layers graph: G calls, and at most this many bytes of weight tensors per
+# GEMM (about half the H200's memory, leaving room for A, D and the allocator).
+LAYERS = 32
+LAYER_BYTES = 64e9
+
+
 class Weights:
-    """B [E, N, K] e4m3 and per-channel scales [E, N] for one expert GEMM."""
+    """B [E, N, K] e4m3 and per-channel scales [E, N] for one expert GEMM, and
+    the further weight tensors of the layers graph, made on first use."""
 
     def __init__(self, experts, n, k, gen):
         self.experts, self.n, self.k = experts, n, k
@@ -102,9 +131,25 @@ class Weights:
             bits[e] = random_bits((n, k), gen)
         self.b = bits.view(torch.float8_e4m3fn)
         self.scale = torch.rand((experts, n), device="cuda", generator=gen) * 0.01 + 0.001
+        self.tensors = [(self.b, self.scale)]
+
+    def nbytes(self):
+        return self.experts * self.n * self.k
+
+    def tensor(self, i, gen):
+        """(B, scale) of weight tensor i: the base XOR (i % 63 + 1), which keeps
+        0x00-0x3f magnitudes (finite e4m3) and makes every tensor's bytes distinct."""
+        while len(self.tensors) <= i:
+            j = len(self.tensors)
+            bits = torch.bitwise_xor(self.b.view(torch.uint8), j % 63 + 1)
+            scale = torch.rand((self.experts, self.n), device="cuda", generator=gen) * 0.01 + 0.001
+            self.tensors.append((bits.view(torch.float8_e4m3fn), scale))
+        return self.tensors[i]
 
 
-def grouped_desc(layout, w, rows, groups, a, a_scale, d):
+def grouped_desc(layout, w, rows, groups, a, a_scale, d, weights=None):
+    """The call's descriptor; `weights` (B, scale) replaces w's own."""
+    b, b_scale = weights or (w.b, w.scale)
     desc = GroupedDesc()
     desc.layout, desc.experts, desc.rows, desc.n, desc.k = layout, w.experts, rows, w.n, w.k
     if layout == CONTIGUOUS:
@@ -112,10 +157,10 @@ def grouped_desc(layout, w, rows, groups, a, a_scale, d):
     else:
         desc.counts = groups.data_ptr()
     desc.a, desc.lda, desc.a_type = a.data_ptr(), w.k, E4M3
-    desc.b, desc.ldb, desc.b_type = w.b.data_ptr(), w.k, E4M3
+    desc.b, desc.ldb, desc.b_type = b.data_ptr(), w.k, E4M3
     desc.d, desc.ldd, desc.d_type = d.data_ptr(), w.n, BF16
     desc.a_scale_mode, desc.a_scale = SCALE_ROW, a_scale.data_ptr()
-    desc.b_scale_mode, desc.b_scale = SCALE_COL, w.scale.data_ptr()
+    desc.b_scale_mode, desc.b_scale = SCALE_COL, b_scale.data_ptr()
     return desc
 
 
@@ -171,41 +216,99 @@ def prefill_case(w, tokens, top_k, routing, exponent, gen, route_gen, reps):
 
 
 GRAPH_CALLS = 8
+# Room left beside the layers graph's weight tensors (its A, D, the allocator).
+LAYER_RESERVE = 8e9
+# Largest relative difference (max |diff| / max |one-call D|) the layers check accepts.
+LAYER_CHECK_TOL = 1e-3
 
 
-def decode_case(w, tokens, top_k, max_m, gen, route_gen, reps, diagnose=False):
+def capture(descs, stream):
+    """One graph of the calls `descs`, in order, after one eager call (attributes, image)."""
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.stream(stream):
+        check(LIB.fp8kit_grouped_gemm(ctypes.byref(descs[0]), None, stream_handle()))
+        torch.cuda.synchronize()
+        with torch.cuda.graph(graph, stream=stream):
+            for desc in descs:
+                check(LIB.fp8kit_grouped_gemm(ctypes.byref(desc), None, stream_handle()))
+    return graph
+
+
+def touched_bytes(w, counts):
+    """Bytes one masked call reads and writes: B_e of each expert with rows, A and D rows, the counts."""
+    rows = sum(counts)
+    return sum(1 for c in counts if c) * w.n * w.k + rows * w.k + rows * w.n * 2 + w.experts * 4
+
+
+def decode_case(w, tokens, top_k, max_m, gen, route_gen, reps, diagnose=False, layers=LAYERS):
     sizes = route(tokens, w.experts, top_k, "balanced", 0, route_gen)
+    counts_list = [min(s, max_m) for s in sizes]
     a = random_fp8((w.experts * max_m, w.k), gen)
     a_scale = torch.rand(w.experts * max_m, device="cuda", generator=gen) * 0.01 + 0.001
-    counts = torch.tensor([min(s, max_m) for s in sizes], dtype=torch.int32).cuda()
+    counts = torch.tensor(counts_list, dtype=torch.int32).cuda()
     d = torch.empty((w.experts * max_m, w.n), dtype=torch.bfloat16, device="cuda")
     desc = grouped_desc(MASKED, w, max_m, counts, a, a_scale, d)
     stream = torch.cuda.Stream()
-
-    def capture(calls):
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.stream(stream):
-            check(LIB.fp8kit_grouped_gemm(ctypes.byref(desc), None, stream_handle()))  # warm (attributes, image)
-            torch.cuda.synchronize()
-            with torch.cuda.graph(graph, stream=stream):
-                for _ in range(calls):
-                    check(LIB.fp8kit_grouped_gemm(ctypes.byref(desc), None, stream_handle()))
-        return graph
-
-    active = sum(1 for s in sizes if s)
-    rows = sum(min(s, max_m) for s in sizes)
-    touched = active * w.n * w.k + rows * w.k + rows * w.n * 2 + w.experts * 4
-    ms = time_ms(capture(1).replay, reps)
-    row = {"tokens": tokens, "routed_rows": rows, "active_experts": active, "graph_ms": ms,
-           "gbps": touched / ms / 1e6}
+    touched = touched_bytes(w, counts_list)
+    ms = time_ms(capture([desc], stream).replay, reps)
+    row = {"tokens": tokens, "routed_rows": sum(counts_list), "active_experts": sum(1 for c in counts_list if c),
+           "graph_ms": ms, "gbps": touched / ms / 1e6}
+    if layers:
+        row.update(layers_case(w, counts_list, max_m, gen, reps, layers, stream))
     if diagnose:
         # Where the time goes: the same call GRAPH_CALLS times in one graph
         # (per call: the kernel with the launch gaps of a graph, weights
         # L2-warm as above), and the one-call graph with every count zero
         # (launch, CTA start and unit table, no unit: the floor).
-        row["in_graph_ms"] = time_ms(capture(GRAPH_CALLS).replay, reps) / GRAPH_CALLS
+        row["in_graph_ms"] = time_ms(capture([desc] * GRAPH_CALLS, stream).replay, reps) / GRAPH_CALLS
         counts.zero_()
-        row["floor_ms"] = time_ms(capture(1).replay, reps)
+        row["floor_ms"] = time_ms(capture([desc], stream).replay, reps)
+    return row
+
+
+def layer_plan(experts, span, weight_bytes, free_bytes, built, layers):
+    """(calls, weight tensors, expert sets per tensor) of the layers graph: a
+    call's rows lie on experts [0, span), so one tensor holds experts // span
+    disjoint sets; tensors are added (at most LAYER_BYTES of them, and what
+    free memory holds beside LAYER_RESERVE) until the calls reach `layers`."""
+    sets = max(1, experts // span)
+    room = built + int(max(0.0, free_bytes - LAYER_RESERVE) // weight_bytes)
+    fit = max(1, built, min(int(LAYER_BYTES // weight_bytes), room))
+    tensors = min(-(-layers // sets), fit)
+    return min(layers, tensors * sets), tensors, sets
+
+
+def layers_case(w, counts, max_m, gen, reps, layers, stream):
+    """Per-call time in one graph of distinct masked calls (the module docstring
+    says how they are made), and the last call's D against the same call alone."""
+    span = max(e for e, c in enumerate(counts) if c) + 1
+    calls, tensors, sets = layer_plan(w.experts, span, w.nbytes(), torch.cuda.mem_get_info()[0],
+                                      len(w.tensors), layers)
+    base = torch.tensor(counts, dtype=torch.int32)
+    descs, inputs = [], []
+    for call in range(calls):
+        tensor, expert_set = divmod(call, sets)
+        call_counts = torch.roll(base, expert_set * span).cuda()
+        a = random_fp8((w.experts * max_m, w.k), gen)
+        a_scale = torch.rand(w.experts * max_m, device="cuda", generator=gen) * 0.01 + 0.001
+        d = torch.full((w.experts * max_m, w.n), float("nan"), dtype=torch.bfloat16, device="cuda")
+        descs.append(grouped_desc(MASKED, w, max_m, call_counts, a, a_scale, d, w.tensor(tensor, gen)))
+        inputs.append((call_counts, a, a_scale, d, tensor))
+    ms = time_ms(capture(descs, stream).replay, reps) / calls
+    row = {"layers": calls, "layers_weight_tensors": tensors, "layers_expert_sets": sets,
+           "layers_graph_ms": ms, "layers_gbps": touched_bytes(w, counts) / ms / 1e6}
+    # The check: the last call (its own tensor and expert set where there are
+    # several) run alone into a NaN-poisoned D, its valid rows against the graph's.
+    call_counts, a, a_scale, d, tensor = inputs[-1]
+    ref = torch.full_like(d, float("nan"))
+    alone = grouped_desc(MASKED, w, max_m, call_counts, a, a_scale, ref, w.tensor(tensor, gen))
+    check(LIB.fp8kit_grouped_gemm(ctypes.byref(alone), None, stream_handle()))
+    torch.cuda.synchronize()
+    valid = (torch.arange(max_m, device="cuda")[None, :] < call_counts[:, None]).flatten()
+    got, want = d[valid].float(), ref[valid].float()
+    err = float((got - want).abs().max() / want.abs().max().clamp_min(1e-30))
+    row["layers_check_rel_err"] = err
+    row["layers_check_ok"] = err <= LAYER_CHECK_TOL  # False for NaN: a row either run left unwritten
     return row
 
 
@@ -233,6 +336,8 @@ def main():
     ap.add_argument("--decode-max-m", type=int, nargs="+", help="slab rows of the decode cases (default: the suite's)")
     ap.add_argument("--pdl", choices=["env", "off", "on", "both"], default="env",
                     help="decode cases with FP8KIT_PDL as set, unset, =1, or both in turn")
+    ap.add_argument("--layers", type=int, default=LAYERS,
+                    help="calls in the decode rows' graph of distinct layers (0: only the one-call graph)")
     ap.add_argument("--diagnose", action="store_true",
                     help="decode rows also time the call %d times in one graph and the all-zero-counts floor"
                     % GRAPH_CALLS)
@@ -261,10 +366,13 @@ def main():
                     for pdl in pdl_settings:
                         if pdl is not None:
                             os.environ["FP8KIT_PDL"] = pdl
-                        row = decode_case(w, tokens, model["top_k"], max_m, gen, cpu_gen, max(reps, 5), args.diagnose)
+                        row = decode_case(w, tokens, model["top_k"], max_m, gen, cpu_gen, max(reps, 5), args.diagnose,
+                                          args.layers)
                         row.update(model=model["name"], gemm=gemm["name"], n=w.n, k=w.k, experts=w.experts,
                                    max_m=max_m, pdl=os.environ.get("FP8KIT_PDL", "") == "1")
                         row["copy_fraction"] = row["gbps"] / result["copy_roof_gbps"]
+                        if "layers_gbps" in row:
+                            row["layers_copy_fraction"] = row["layers_gbps"] / result["copy_roof_gbps"]
                         result["decode"].append(row)
                         print(json.dumps(row), flush=True)
             del w
@@ -274,6 +382,12 @@ def main():
     small = [c for c in cases if "loop_tflops" in c and c["routed_rows"] / max(1, c["active_experts"]) <= 64]
     decode = result["decode"]
     result["summary"] = {"decode_copy_fraction_geomean": geomean([c["copy_fraction"] for c in decode])}
+    layered = [c for c in decode if "layers_copy_fraction" in c]
+    if layered:
+        result["summary"].update({
+            "decode_layers_copy_fraction_geomean": geomean([c["layers_copy_fraction"] for c in layered]),
+            "decode_layers_check_failures": sum(1 for c in layered if not c["layers_check_ok"]),
+            "decode_layers_calls_min": min(c["layers"] for c in layered)})
     by_variant = {}  # (max_m, PDL) -> its rows
     for c in decode:
         by_variant.setdefault((c["max_m"], c["pdl"]), []).append(c)
@@ -281,6 +395,8 @@ def main():
         summary = result["summary"]["decode_by_variant"] = {}
         for (m, p), rows in sorted(by_variant.items()):
             v = summary[f"max_m={m},pdl={int(p)}"] = {"copy_fraction_geomean": geomean([c["copy_fraction"] for c in rows])}
+            if layered:
+                v["layers_copy_fraction_geomean"] = geomean([c.get("layers_copy_fraction") for c in rows])
             if args.diagnose:  # the same bytes over the per-call time in an 8-call graph
                 v["in_graph_copy_fraction_geomean"] = geomean(
                     [c["copy_fraction"] * c["graph_ms"] / c["in_graph_ms"] for c in rows])
