@@ -15,10 +15,11 @@
 // grouped_path.cu, grouped_plan.hpp); both launch from kernel_table.cuh.
 //
 // Thread block: 3 warpgroups. Warpgroup 0 is the producer (one thread issues
-// TMA; in block-scale tiles its warp 1, the scale warp, copies each K block's
-// scales into the stage); warpgroups 1 and 2 are consumers, each owning half
-// of the tile's kernel rows (one or two wgmma m64 sub-tiles) and all BN
-// columns.
+// TMA; in block-scale tiles its warp 1, the scale warp, copies the scales:
+// each K block's into the stage, or in the dense normal tiles B's by chunks
+// of K blocks while A's come by TMA or from warp 2: tile_config.hpp);
+// warpgroups 1 and 2 are consumers, each owning half of the tile's kernel
+// rows (one or two wgmma m64 sub-tiles) and all BN columns.
 //
 // Block scales (1x128 on A, 128x128 on B): each 128-deep K block's wgmma sum
 // is promoted into an f32 master accumulator with the two scales of that K
