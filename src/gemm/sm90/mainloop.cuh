@@ -178,46 +178,46 @@ __device__ __forceinline__ void mma_unit(const Unit& w, const KernelArgs& p, Sha
     const Fragment f(sub_row0<T>(w, consumer, 0), w.y0, thread);
     const int chunk_blocks = Cfg::kCoarseChunks ? kCoarseChunkBlocks : nkb;
     for (int c0 = 0; c0 < nkb; c0 += chunk_blocks) {
-    const float* coarse = nullptr;
-    if constexpr (Cfg::kCoarseChunks) {
-      ptx::wait_barrier(&smem.coarse_full[cs.stage], cs.phase);
-      coarse = smem.coarse[cs.stage];
-    }
-    const int c1 = min(nkb, c0 + chunk_blocks);
-    for (int i = c0; i < c1; ++i) {
-      ptx::wait_barrier(&smem.full[ps.stage], ps.phase);
-      BlockFactors<T> fac;
-      if constexpr (Cfg::kBlock) {
-        const float* slot = smem.scales[ps.stage];
-        fac.read(slot, Cfg::kCoarseChunks ? coarse + (i - c0) * Cfg::kScaleGroups : slot + Cfg::kColScaleOffset,
-                 f.row0 - w.x0, f.col0 - w.y0);
+      const float* coarse = nullptr;
+      if constexpr (Cfg::kCoarseChunks) {
+        ptx::wait_barrier(&smem.coarse_full[cs.stage], cs.phase);
+        coarse = smem.coarse[cs.stage];
       }
-#pragma unroll
-      for (int s = 0; s < kSub; ++s) {
-        issue_block(acc0, ps.stage, (consumer * kSub + s) * kWgmmaM);
-        ptx::wgmma_wait<0>();
-        ptx::fence_operands(acc0);
-        // The slot's scales were read at the top.
-        if (s == kSub - 1) release_stage<T>(smem, ps.stage, lane0, paired, slot_by_tma);
+      const int c1 = min(nkb, c0 + chunk_blocks);
+      for (int i = c0; i < c1; ++i) {
+        ptx::wait_barrier(&smem.full[ps.stage], ps.phase);
+        BlockFactors<T> fac;
         if constexpr (Cfg::kBlock) {
-#pragma unroll
-          for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-            for (int h = 0; h < 2; ++h)
-#pragma unroll
-              for (int e = 0; e < 2; ++e)
-                master[s][4 * j + 2 * h + e] += acc0[4 * j + 2 * h + e] * fac(s, j, h, e);
-        } else {
-#pragma unroll
-          for (int r = 0; r < R; ++r) master[s][r] += acc0[r];
+          const float* slot = smem.scales[ps.stage];
+          fac.read(slot, Cfg::kCoarseChunks ? coarse + (i - c0) * Cfg::kScaleGroups : slot + Cfg::kColScaleOffset,
+                   f.row0 - w.x0, f.col0 - w.y0);
         }
+#pragma unroll
+        for (int s = 0; s < kSub; ++s) {
+          issue_block(acc0, ps.stage, (consumer * kSub + s) * kWgmmaM);
+          ptx::wgmma_wait<0>();
+          ptx::fence_operands(acc0);
+          // The slot's scales were read at the top.
+          if (s == kSub - 1) release_stage<T>(smem, ps.stage, lane0, paired, slot_by_tma);
+          if constexpr (Cfg::kBlock) {
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+              for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int e = 0; e < 2; ++e)
+                  master[s][4 * j + 2 * h + e] += acc0[4 * j + 2 * h + e] * fac(s, j, h, e);
+          } else {
+#pragma unroll
+            for (int r = 0; r < R; ++r) master[s][r] += acc0[r];
+          }
+        }
+        ps.advance();
       }
-      ps.advance();
-    }
-    if constexpr (Cfg::kCoarseChunks) {
-      ptx::arrive_no_state(&smem.coarse_empty[cs.stage]);
-      cs.advance();
-    }
+      if constexpr (Cfg::kCoarseChunks) {
+        ptx::arrive_no_state(&smem.coarse_empty[cs.stage]);
+        cs.advance();
+      }
     }
   } else {
     int prev_stage = 0;
