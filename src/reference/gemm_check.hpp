@@ -64,6 +64,10 @@ struct GemmOutcome {
   std::string first_failure;
 };
 
+// Problem::check's defaults: every element up to this many, else the edges
+// plus this many random samples.
+constexpr int64_t kFullCheckLimit = int64_t{1} << 16;
+constexpr int kCheckSamples = 2048;
 constexpr uint8_t kPoisonByte = 0xff;  // NaN in bf16, f16 and f32 (all-ones)
 constexpr size_t kGuardBytes = 256;    // canary after each output buffer
 
@@ -102,8 +106,8 @@ class Problem {
   // Downloads D and compares it with the reference: all elements when
   // M * N <= full_check_limit, else every edge row and column plus `samples`
   // random ones. `path` selects the accumulation bound.
-  GemmOutcome check(fp8kit_path path, std::mt19937_64& rng, int64_t full_check_limit = 1 << 16,
-                    int samples = 2048) const;
+  GemmOutcome check(fp8kit_path path, std::mt19937_64& rng, int64_t full_check_limit = kFullCheckLimit,
+                    int samples = kCheckSamples) const;
   size_t d_bytes() const { return d_bytes_; }
 
  private:
@@ -128,7 +132,8 @@ struct LentWorkspace {
 
 // Problem + `runs` checked fp8kit_gemm calls through `path` on one workspace
 // (D poisoned before each) + the check of the last.
-GemmOutcome run_case(const GemmCase& c, fp8kit_path path, std::mt19937_64& rng, int64_t full_check_limit = 1 << 16,
-                     int samples = 2048, const LentWorkspace& ws = {}, int runs = 1);
+GemmOutcome run_case(const GemmCase& c, fp8kit_path path, std::mt19937_64& rng,
+                     int64_t full_check_limit = kFullCheckLimit, int samples = kCheckSamples,
+                     const LentWorkspace& ws = {}, int runs = 1);
 
 }  // namespace fp8kit::ref

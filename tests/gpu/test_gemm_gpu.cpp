@@ -42,10 +42,12 @@ const std::pair<fp8kit_dtype, fp8kit_dtype> kPairs[] = {{FP8KIT_DTYPE_E4M3, FP8K
 const fp8kit_dtype kOuts[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16, FP8KIT_DTYPE_F32};
 
 // Runs the case and turns the outcome into assertions; skips when the forced
-// path is absent from this build or cannot run on this GPU.
-void expect_correct(const GemmCase& c, fp8kit_path path) {
+// path is absent from this build or cannot run on this GPU. `ws`: the
+// workspace lent (default: the size the plan asks for).
+void expect_correct(const GemmCase& c, fp8kit_path path, const fp8kit::ref::LentWorkspace& ws = {}) {
   if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
-  const GemmOutcome r = fp8kit::ref::run_case(c, path, rng());
+  const GemmOutcome r =
+      fp8kit::ref::run_case(c, path, rng(), fp8kit::ref::kFullCheckLimit, fp8kit::ref::kCheckSamples, ws);
   if (r.status == FP8KIT_STATUS_UNSUPPORTED && path != FP8KIT_PATH_AUTO)
     GTEST_SKIP() << fp8kit_path_name(path) << " cannot run here: " << r.message;
   ASSERT_EQ(r.status, FP8KIT_STATUS_SUCCESS) << c.label() << ": " << r.message;
@@ -188,7 +190,6 @@ using ChunkParam = std::tuple<int /*shape*/, int /*out*/>;
 class GemmSm90BlockChunks : public ::testing::TestWithParam<ChunkParam> {};
 
 TEST_P(GemmSm90BlockChunks, MatchesReference) {
-  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
   const auto [si, oi] = GetParam();
   const ChunkShape& s = kChunkShapes[si];
   GemmCase c{s.m, s.n, s.k};
@@ -197,16 +198,10 @@ TEST_P(GemmSm90BlockChunks, MatchesReference) {
   c.b_type = kPairs[(si + oi) % 4].second;
   c.d_type = kOuts[oi];
   c.bias = oi != 1;
+  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
   constexpr size_t kTinyWorkspace = 16;
   const fp8kit::ref::DeviceBuffer tiny(kTinyWorkspace);
-  const GemmOutcome r = fp8kit::ref::run_case(c, FP8KIT_PATH_SM90_WGMMA, rng(), 1 << 16, 2048,
-                                              fp8kit::ref::LentWorkspace{tiny.get(), kTinyWorkspace, false});
-  if (r.status == FP8KIT_STATUS_UNSUPPORTED) GTEST_SKIP() << "sm90_wgmma cannot run here: " << r.message;
-  ASSERT_EQ(r.status, FP8KIT_STATUS_SUCCESS) << c.label() << ": " << r.message;
-  EXPECT_EQ(r.unwritten, 0) << c.label();
-  EXPECT_EQ(r.clobbered, 0) << c.label() << ": bytes written outside D[M, N]";
-  EXPECT_EQ(r.failures, 0) << c.label() << ": " << r.failures << " of " << r.checked << " outside the bound; first "
-                           << r.first_failure;
+  expect_correct(c, FP8KIT_PATH_SM90_WGMMA, fp8kit::ref::LentWorkspace{tiny.get(), kTinyWorkspace, false});
 }
 
 std::string chunk_name(const ::testing::TestParamInfo<ChunkParam>& info) {

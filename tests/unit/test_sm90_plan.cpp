@@ -127,7 +127,9 @@ TEST(Sm90Plan, DecodeSplitsFillOneWaveWithFullPipelines) {
         SCOPED_TRACE(label(m, n, k, false, kH200Sms, kAnyWorkspace));
         EXPECT_EQ(p.tile, Tile::k128x64Swap);
         const int tiles = p.tiles_x * p.tiles_y;
-        if (tiles >= kH200Sms || p.k_blocks < sm90::kMinDecodeSplitStream) EXPECT_EQ(p.splits, 1);
+        if (tiles >= kH200Sms || p.k_blocks < sm90::kMinDecodeSplitStream) {
+          EXPECT_EQ(p.splits, 1);
+        }
         if (p.splits > 1) {
           EXPECT_GE(p.kb_per_split, sm90::kMinSplitKBlocksSmall);
           EXPECT_LE(p.num_units, kH200Sms);
@@ -255,7 +257,9 @@ TEST(Sm90Plan, ClusterPairsCoverEveryTileOnce) {
         ASSERT_LT(t1.ty, p.tiles_y);
         // The pair shares the tile of its shared side: the multicast halves make one tile.
         EXPECT_EQ(p.share_x ? t0.tx : t0.ty, p.share_x ? t1.tx : t1.ty);
-        if (t1.pad) EXPECT_TRUE(t1.tx == t0.tx && t1.ty == t0.ty);  // repeats the first, stores nothing
+        if (t1.pad) {
+          EXPECT_TRUE(t1.tx == t0.tx && t1.ty == t0.ty);  // repeats the first, stores nothing
+        }
         ++seen[static_cast<size_t>(t0.ty) * p.tiles_x + t0.tx];
         if (!t1.pad) ++seen[static_cast<size_t>(t1.ty) * p.tiles_x + t1.tx];
       }
