@@ -15,6 +15,7 @@
 #include "reference/fp8_codec.hpp"
 #include "reference/gemm_check.hpp"
 #include "test_rng.hpp"
+#include "test_tables.hpp"
 
 using fp8kit::ref::GemmCase;
 using fp8kit::ref::GemmOutcome;
@@ -26,20 +27,9 @@ using fp8kit::test::rng;
 const fp8kit_path kPaths[] = {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA, FP8KIT_PATH_SM120_MMA, FP8KIT_PATH_SM89_MMA,
                                FP8KIT_PATH_SM75_HMMA};
 
-struct Modes {
-  fp8kit_scale_mode a, b;
-  const char* name;
-};
-const Modes kModes[] = {
-    {FP8KIT_SCALE_NONE, FP8KIT_SCALE_NONE, "none"},     {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, "tensor"},
-    {FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL, "tokchan"},    {FP8KIT_SCALE_ROW, FP8KIT_SCALE_TENSOR, "tokten"},
-    {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_COL, "tenchan"}, {FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK, "block"},
-};
-const std::pair<fp8kit_dtype, fp8kit_dtype> kPairs[] = {{FP8KIT_DTYPE_E4M3, FP8KIT_DTYPE_E4M3},
-                                                        {FP8KIT_DTYPE_E4M3, FP8KIT_DTYPE_E5M2},
-                                                        {FP8KIT_DTYPE_E5M2, FP8KIT_DTYPE_E4M3},
-                                                        {FP8KIT_DTYPE_E5M2, FP8KIT_DTYPE_E5M2}};
-const fp8kit_dtype kOuts[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16, FP8KIT_DTYPE_F32};
+using fp8kit::test::kModes;
+using fp8kit::test::kOuts;
+using fp8kit::test::kPairs;
 
 // Runs the case and turns the outcome into assertions; skips when the forced
 // path is absent from this build or cannot run on this GPU. `ws`: the

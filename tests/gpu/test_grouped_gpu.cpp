@@ -19,6 +19,7 @@
 #include "gemm/sm90/tile_config.hpp"
 #include "reference/grouped_check.hpp"
 #include "test_rng.hpp"
+#include "test_tables.hpp"
 
 using fp8kit::ref::GemmOutcome;
 using fp8kit::ref::GroupedCase;
@@ -30,20 +31,9 @@ using fp8kit::test::rng;
 const fp8kit_path kPaths[] = {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA, FP8KIT_PATH_SM89_MMA, FP8KIT_PATH_SM75_HMMA};
 const fp8kit_grouped_layout kLayouts[] = {FP8KIT_GROUPED_CONTIGUOUS, FP8KIT_GROUPED_MASKED};
 
-struct Modes {
-  fp8kit_scale_mode a, b;
-  const char* name;
-};
-const Modes kModes[] = {
-    {FP8KIT_SCALE_NONE, FP8KIT_SCALE_NONE, "none"},     {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, "tensor"},
-    {FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL, "tokchan"},    {FP8KIT_SCALE_ROW, FP8KIT_SCALE_TENSOR, "tokten"},
-    {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_COL, "tenchan"}, {FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK, "block"},
-};
-const std::pair<fp8kit_dtype, fp8kit_dtype> kPairs[] = {{FP8KIT_DTYPE_E4M3, FP8KIT_DTYPE_E4M3},
-                                                        {FP8KIT_DTYPE_E4M3, FP8KIT_DTYPE_E5M2},
-                                                        {FP8KIT_DTYPE_E5M2, FP8KIT_DTYPE_E4M3},
-                                                        {FP8KIT_DTYPE_E5M2, FP8KIT_DTYPE_E5M2}};
-const fp8kit_dtype kOuts[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16, FP8KIT_DTYPE_F32};
+using fp8kit::test::kModes;
+using fp8kit::test::kOuts;
+using fp8kit::test::kPairs;
 const fp8kit_dtype kBiasTypes[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16, FP8KIT_DTYPE_F32};
 
 bool unsupported_here(const GemmOutcome& r, fp8kit_path path) {

@@ -16,6 +16,7 @@
 
 #include "reference/gemm_check.hpp"
 #include "test_rng.hpp"
+#include "test_tables.hpp"
 
 using fp8kit::ref::GemmCase;
 using fp8kit::ref::GemmOutcome;
@@ -44,17 +45,9 @@ const Shape kShapes[] = {
 };
 constexpr int kShapeCount = sizeof(kShapes) / sizeof(kShapes[0]);
 
-struct Modes {
-  fp8kit_scale_mode a, b;
-  const char* name;
-};
-const Modes kModes[] = {
-    {FP8KIT_SCALE_NONE, FP8KIT_SCALE_NONE, "none"},     {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, "tensor"},
-    {FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL, "tokchan"},    {FP8KIT_SCALE_ROW, FP8KIT_SCALE_TENSOR, "tokten"},
-    {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_COL, "tenchan"}, {FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK, "block"},
-};
+using fp8kit::test::kModes;
+using fp8kit::test::kOuts;
 constexpr int kModeCount = sizeof(kModes) / sizeof(kModes[0]);
-const fp8kit_dtype kOuts[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16, FP8KIT_DTYPE_F32};
 const char* const kForces[] = {"2x", "2y"};
 
 // Sets an environment variable for one test and puts the old value back.

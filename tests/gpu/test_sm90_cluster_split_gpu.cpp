@@ -21,6 +21,7 @@
 #include "gemm/sm90/dev_api.hpp"
 #include "reference/gemm_check.hpp"
 #include "test_rng.hpp"
+#include "test_tables.hpp"
 
 namespace sm90 = fp8kit::sm90;
 using fp8kit::ref::GemmCase;
@@ -75,11 +76,8 @@ void run_forced(const GemmCase& c, Tile t, int s) {
 constexpr Tile kTiles[] = {Tile::k128x64Swap, Tile::k128x64SwapBlock};
 const char* const kTileNames[] = {"swap", "swapblock"};
 constexpr int kTileCount = sizeof(kTiles) / sizeof(kTiles[0]);
-constexpr fp8kit_dtype kOuts[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16, FP8KIT_DTYPE_F32};
-constexpr fp8kit_dtype kTypes[][2] = {{FP8KIT_DTYPE_E4M3, FP8KIT_DTYPE_E4M3},
-                                      {FP8KIT_DTYPE_E4M3, FP8KIT_DTYPE_E5M2},
-                                      {FP8KIT_DTYPE_E5M2, FP8KIT_DTYPE_E4M3},
-                                      {FP8KIT_DTYPE_E5M2, FP8KIT_DTYPE_E5M2}};
+using fp8kit::test::kOuts;
+using fp8kit::test::kPairs;
 constexpr fp8kit_scale_mode kVectorModes[][2] = {{FP8KIT_SCALE_NONE, FP8KIT_SCALE_NONE},
                                                  {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR},
                                                  {FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL},
@@ -92,8 +90,8 @@ int64_t ragged_k(int kb) { return int64_t{kb - 1} * sm90::kBlockK + 16; }
 
 GemmCase rotated_case(int64_t m, int64_t n, int64_t k, bool block, int rot) {
   GemmCase c{m, n, k};
-  c.a_type = kTypes[rot % 4][0];
-  c.b_type = kTypes[rot % 4][1];
+  c.a_type = kPairs[rot % 4].first;
+  c.b_type = kPairs[rot % 4].second;
   c.d_type = kOuts[rot % 3];
   c.a_mode = block ? FP8KIT_SCALE_BLOCK : kVectorModes[rot % 5][0];
   c.b_mode = block ? FP8KIT_SCALE_BLOCK : kVectorModes[rot % 5][1];
