@@ -25,7 +25,8 @@ constexpr int kConsumerWarps = kConsumers * kWarpgroupThreads / 32;
 // An increase past the allocation never returns (the consumers would wait
 // for registers nobody frees).
 constexpr int kRegisterFile = 65536;
-constexpr int kLaunchRegs = kRegisterFile / kThreads / 8 * 8;  // 168
+constexpr int kRegisterGranule = 8;  // setmaxnreg counts, and per-thread allocations, are multiples of 8
+constexpr int kLaunchRegs = kRegisterFile / kThreads / kRegisterGranule * kRegisterGranule;  // 168
 constexpr int kProducerRegs = 40;
 constexpr int kScaleWarp = 1;          // block tiles: the producer warpgroup's warp that loads the scales
 constexpr int kSlotWarp = 2;           // dense normal block tiles: the one that fills A's slots without TMA
@@ -34,6 +35,7 @@ constexpr int kConsumerRegs = 232;     // (kThreads * kLaunchRegs - 128 * kProdu
 static_assert(kWarpgroupThreads * kProducerRegs + kConsumers * kWarpgroupThreads * kConsumerRegs <=
                   kThreads * kLaunchRegs,
               "setmaxnreg stays inside the CTA's registers");
+static_assert(kProducerRegs % kRegisterGranule == 0 && kConsumerRegs % kRegisterGranule == 0, "setmaxnreg counts");
 constexpr int kSwizzleAtomBytes = 1024;  // 8 rows x 128 B: the 128B swizzle period
 constexpr int kSmemBytesMax = 232448;    // sm_90 opt-in dynamic shared memory per block (227 KB)
 constexpr int kSmemReserve = 2048;       // barriers, split-K flags, alignment slack
