@@ -119,15 +119,18 @@ inline bool encode(CUtensorMap* map, const uint8_t* base, int rows, int k, int64
             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+// TMA moves whole 16-byte granules along a map's inner dimension: its row
+// strides and base, and what a store writes of a row.
+constexpr int kTmaGranule = 16;
+
 // A's block scales, [k_blocks, m] f32 (fp8kit.h), as a 2-D tensor map of
 // (1, box_rows) boxes: one K block's scales of a tile's rows, zero past m.
 // TMA needs the K-block stride in whole 16-byte granules and a 16-byte
 // aligned base; false where they are not (the scale warp copies them then).
 inline bool encode_row_scales(CUtensorMap* map, const float* base, int m, int k_blocks, int box_rows) {
-  constexpr int kGranule = 16;
   const PFN_cuTensorMapEncodeTiled_v12000 fn = encode_fn();
-  if (fn == nullptr || (int64_t{m} * sizeof(float)) % kGranule != 0 ||
-      reinterpret_cast<uintptr_t>(base) % kGranule != 0)
+  if (fn == nullptr || (int64_t{m} * sizeof(float)) % kTmaGranule != 0 ||
+      reinterpret_cast<uintptr_t>(base) % kTmaGranule != 0)
     return false;
   const cuuint64_t dims[kTensorRank] = {static_cast<cuuint64_t>(m), static_cast<cuuint64_t>(k_blocks)};
   const cuuint64_t strides[kTensorRank - 1] = {static_cast<cuuint64_t>(m) * sizeof(float)};
@@ -138,10 +141,9 @@ inline bool encode_row_scales(CUtensorMap* map, const float* base, int m, int k_
             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-// TMA stores write whole 16-byte granules along the inner dimension.
-constexpr int kStoreGranule = 16;
+// TMA stores write whole granules of a row.
 inline int n_tma_of(const GemmParams& p) {
-  const int per = kStoreGranule / dtype_bytes(p.d_type);
+  const int per = kTmaGranule / dtype_bytes(p.d_type);
   return p.n / per * per;
 }
 
@@ -156,7 +158,7 @@ inline bool encode_d(CUtensorMap* map, const GemmParams& p) {
   if (p.d_type == FP8KIT_DTYPE_F16) type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16, bytes = 2;
   // The map ends at n_tma (see the kernel's epilogue); at least one granule
   // so that it encodes when N is below one (the kernel then issues no store).
-  const cuuint64_t n_map = std::max<cuuint64_t>(static_cast<cuuint64_t>(n_tma_of(p)), kStoreGranule / bytes);
+  const cuuint64_t n_map = std::max<cuuint64_t>(static_cast<cuuint64_t>(n_tma_of(p)), kTmaGranule / bytes);
   const cuuint64_t dims[kTensorRank] = {n_map, static_cast<cuuint64_t>(p.m)};
   const cuuint64_t strides[kTensorRank - 1] = {static_cast<cuuint64_t>(p.ldd) * bytes};
   const cuuint32_t box[kTensorRank] = {static_cast<cuuint32_t>(kOutChunkBytes / bytes),

@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Block tiles whose slots the scale warp fills (all but the dense normal
     // ones with A's scales by TMA): its lanes arrive on `full`, and every
     // consumer thread on `empty`.
-    const bool warp_slots = Cfg::kBlock && !(Cfg::kCoarseChunks && p.fine_scales_tma);
+    const bool warp_slots = Cfg::kBlock && !slots_by_tma<T>(p);
     for (int s = 0; s < Cfg::kStages; ++s) {
       // The producer's arrive (+ TMA bytes), and the scale warp's lanes.
       cuda::ptx::mbarrier_init(&smem.full[s], 1 + (warp_slots ? kScaleWarpLanes : 0));

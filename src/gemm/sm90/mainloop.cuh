@@ -34,7 +34,7 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
   using Cfg = TileConfig<T>;
   ptx::prefetch_tensormap(tmap_x);
   ptx::prefetch_tensormap(tmap_y);
-  const bool fine_tma = Cfg::kCoarseChunks && p.fine_scales_tma;
+  const bool fine_tma = slots_by_tma<T>(p);
   if (fine_tma) ptx::prefetch_tensormap(tmap_s);
   // In a 2-CTA cluster the shared side goes out as this CTA's multicast half (cluster.cuh).
   const bool mcast_x = in_cluster<T>(p) && p.cluster.share_x;
@@ -149,7 +149,7 @@ __device__ __forceinline__ void mma_unit(const Unit& w, const KernelArgs& p, Sha
   constexpr int kSub = Cfg::kSubTiles;
   const bool lane0 = (thread % 32) == 0;
   const bool paired = in_cluster<T>(p);
-  const bool slot_by_tma = Cfg::kCoarseChunks && p.fine_scales_tma;
+  const bool slot_by_tma = slots_by_tma<T>(p);
   const int nkb = w.kb_end - w.kb_begin;
 #pragma unroll
   for (int s = 0; s < kSub; ++s)

@@ -92,6 +92,14 @@ struct RowFactors {
 };
 
 // ---- Block scales -----------------------------------------------------------------
+// Whether TMA fills the stages' scale slots (A's scales, dense normal block
+// tiles, where the host encoded them: p.fine_scales_tma); else the scale
+// warp (or the slot warp) copies them, and every consumer thread frees a stage.
+template <Tile T>
+__device__ __forceinline__ bool slots_by_tma(const KernelArgs& p) {
+  return TileConfig<T>::kCoarseChunks && p.fine_scales_tma;
+}
+
 // The scale warp's copies of K block kb's scales of unit w into a stage's
 // slot (layout in TileConfig), lane-strided, zero past the side's rows. The
 // per-row side's scales are [k_blocks, block_ld] (rows-contiguous); the
