@@ -258,7 +258,8 @@ INSTANTIATE_TEST_SUITE_P(Ragged, GemmShapes,
 // ---- SM12x: QMMA.SF at unit scales gives the plain QMMA's bits ----------------
 // sm120_mma (block-scaled mma.sync, every scale 1.0) and sm89_mma (plain
 // mma.sync) on the same inputs, f32 out so nothing rounds the comparison:
-// docs/perf.md ("SM12x") says why they must agree bit for bit. Runs where both
+// docs/perf/log/2026-12-01-mma-sync-sm12x.md ("The block-scaled MMA at unit scales")
+// says why they must agree bit for bit. Runs where both
 // load (an SM12x GPU); skips elsewhere.
 TEST(GemmSm12x, UnitScaledMmaEqualsPlainMma) {
   if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";

@@ -133,7 +133,7 @@ INSTANTIATE_TEST_SUITE_P(Tiles, Sm90ClusterSplitForced,
                          forced_name);
 
 // ---- The plan's own cluster splits (no workspace, as the Python front end) ---
-// On the H200 (its capacity as measured in docs/perf.md, v13-csplit): 5 x
+// On the H200 (its capacity as measured in docs/perf/log/2026-12-01-v13-csplit.md): 5 x
 // 300 x 8320 takes the swapped tile in clusters of 5, decode M x 2112 x 7168
 // clusters of 4, 33 x 4096 x 4096 clusters of 2; 200 x 300 x 4224 and 128 x
 // 2112 x 7168 take the unsplit 128 x 128 tile without a workspace (the normal
@@ -185,7 +185,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, Sm90ClusterSplitPlan,
                          plan_name);
 
 // The device's capacity per cluster size (what the plan fits its grids to),
-// recorded for docs/perf.md; the H200 fits at least one wave of pairs.
+// recorded for docs/perf/log/ (the cluster-split log has the H200's); the H200
+// fits at least one wave of pairs.
 TEST(Sm90ClusterSplit, DeviceCapacity) {
   std::string why;
   const fp8kit::DeviceInfo* dev = hopper(&why);

@@ -17,7 +17,7 @@ using ms::TileId;
 
 namespace {
 
-constexpr int kSm12xSmemPerBlock = 101376;  // every SM12x part (docs/perf.md, SM12x)
+constexpr int kSm12xSmemPerBlock = 101376;  // every SM12x part (docs/perf/log/2026-12-01-mma-sync-sm12x.md)
 constexpr int kSm12xSmemPerSm = 102400;
 
 DeviceInfo device(int cap, int sms, int per_block, int per_sm) {

@@ -1,6 +1,7 @@
 // The native Hopper path's host plan (src/gemm/sm90/plan.hpp): invariants
 // over many shapes, SM counts and workspace sizes, the shared-memory budget
-// of every tile, and the choices the H200 measurements fitted (docs/perf.md).
+// of every tile, and the choices the H200 measurements fitted (docs/perf/README.md,
+// "The fitted constants").
 // Host only: runs everywhere.
 #include <gtest/gtest.h>
 
@@ -163,7 +164,8 @@ TEST(Sm90Plan, WideTilesOnlyOnAFullGridAndNeverSplit) {
         }
 }
 
-// The choices the H200 measurements fitted (docs/perf.md, v8-v10 sweeps).
+// The choices the H200 measurements fitted (the sweeps of
+// docs/perf/log/2026-11-30-v6-v10.md).
 // A change of the model that moves them needs new measurements.
 TEST(Sm90Plan, FittedChoicesOnTheH200) {
   struct Pin {
@@ -193,7 +195,7 @@ TEST(Sm90Plan, FittedChoicesOnTheH200) {
       {500, 6100, 144, true, Tile::k128x192Block, 1},
       {1100, 1976, 272, false, Tile::k128x192, 1},
       {1100, 1976, 272, true, Tile::k128x192Block, 1},
-      // Decode (v12, docs/perf.md): long streams split into one wave of
+      // Decode (docs/perf/log/2026-12-01-v12-splitk.md): long streams split into one wave of
       // splits of >= 8 K blocks; short ones (K <= 4096) do not.
       {1, 4096, 4096, false, Tile::k128x64Swap, 1},        // graph: 9.4 us unsplit vs 11.2 with 4 splits
       {1, 7168, 2048, false, Tile::k128x64Swap, 1},        // graph: 6.7 us unsplit vs 8.7 with 2
@@ -365,7 +367,8 @@ TEST(Sm90Plan, ForcedClusterPlanKeepsItsSizeAndMayLeaveCtasEmpty) {
 }
 
 // The cluster choices on the H200 (its capacity per cluster size as the
-// v13-csplit run measured it; the choices fitted there: docs/perf.md).
+// cluster-split run measured it; the choices fitted there:
+// docs/perf/log/2026-12-01-v13-csplit.md).
 TEST(Sm90Plan, ClusterChoicesOnTheH200) {
   sm90::ClusterFit h200;
   const int ctas[] = {0, 0, 132, 117, 120, 110, 102, 105, 120};
@@ -390,7 +393,8 @@ TEST(Sm90Plan, ClusterChoicesOnTheH200) {
       {1, 57344, 8192, false, kAnyWorkspace, Tile::k128x64Swap, 1, 1},    // a full grid
       {200, 300, 4224, false, kAnyWorkspace, Tile::k128x128, 1, 4},       // workspace split-K stays
       {200, 300, 4224, false, 0, Tile::k128x128, 1, 1},                   // no workspace: the normal tiles have no cluster split
-      {128, 4096, 4096, false, 0, Tile::k128x128, 1, 1},                  // (it cost them 2-4% unsplit: docs/perf.md v13)
+      // (the cluster split cost the 128 x 128 tiles 2-4% unsplit: docs/perf/log/2026-12-01-v13-integrated.md)
+      {128, 4096, 4096, false, 0, Tile::k128x128, 1, 1},
       {512, 2112, 7168, true, 0, Tile::k128x128Block, 1, 1},              // 68 tiles: no split
   };
   for (const Pin& pin : pins) {
@@ -416,7 +420,8 @@ void expect_fits(int stages) {
   EXPECT_EQ(Cfg::kStagingBytes % sm90::kSwizzleAtomBytes, 0);
 }
 
-// Stage counts as docs/perf.md states them (the 227 KB opt-in budget).
+// Stage counts of every tile in the 227 KB opt-in budget (tile_config.hpp's
+// kStages).
 TEST(Sm90Plan, SharedMemoryBudgetPerTile) {
   expect_fits<Tile::k128x128>(6);
   expect_fits<Tile::k128x128Block>(5);
