@@ -100,7 +100,7 @@ class Bench {
                 c_.opt.out_dtype.c_str(), c_.shapes.size(), c_.modes.size(),
                 c_.path_given ? c_.opt.path.c_str() : "default (auto unless FP8KIT_PATH)");
     for (Mode mode : c_.modes) {
-      fp8kit_path_choice choice{};
+      fp8kit_path_choice choice = FP8KIT_PATH_CHOICE_INIT;
       if (fp8kit_choose_path(prop_.major, prop_.minor, a_scale_mode(mode), b_scale_mode(mode), &choice) ==
           FP8KIT_STATUS_SUCCESS)
         auto_paths_.push_back(fp8kit_path_name(choice.path));
@@ -284,11 +284,11 @@ class Bench {
 
   // One configuration's fp8kit call, kept alive while it is timed.
   struct Fp8kitCall {
-    fp8kit_gemm_desc desc{};
-    fp8kit_gemm_options options{};
+    fp8kit_gemm_desc desc = FP8KIT_GEMM_DESC_INIT;
+    fp8kit_gemm_options options = FP8KIT_GEMM_OPTIONS_INIT;
     fp8kit_status launch(const Operands& ops, int set, cudaStream_t stream) {
-      desc.a = ops.a_set(set);
-      desc.b = ops.b_set(set);
+      desc.op.a = ops.a_set(set);
+      desc.op.b = ops.b_set(set);
       return fp8kit_gemm(&desc, &options, stream);
     }
     void run(const Operands& ops, int set, cudaStream_t stream) {
@@ -306,21 +306,21 @@ class Bench {
     desc.m = s.m;
     desc.n = s.n;
     desc.k = s.k;
-    desc.a = ops.a;
-    desc.lda = ops.lda;
-    desc.a_type = FP8KIT_DTYPE_E4M3;
-    desc.b = ops.b;
-    desc.ldb = ops.ldb;
-    desc.b_type = FP8KIT_DTYPE_E4M3;
-    desc.d = ops.d;
-    desc.ldd = ops.ldd;
-    desc.d_type = c_.d_type;
-    desc.a_scale_mode = a_scale_mode(mode);
-    desc.a_scale = ops.a_scale;
-    desc.b_scale_mode = b_scale_mode(mode);
-    desc.b_scale = ops.b_scale;
-    desc.bias = ops.bias;
-    desc.bias_type = ops.bias_type;
+    desc.op.a = ops.a;
+    desc.op.lda = ops.lda;
+    desc.op.a_type = FP8KIT_DTYPE_E4M3;
+    desc.op.b = ops.b;
+    desc.op.ldb = ops.ldb;
+    desc.op.b_type = FP8KIT_DTYPE_E4M3;
+    desc.op.d = ops.d;
+    desc.op.ldd = ops.ldd;
+    desc.op.d_type = c_.d_type;
+    desc.op.a_scale_mode = a_scale_mode(mode);
+    desc.op.a_scale = ops.a_scale;
+    desc.op.b_scale_mode = b_scale_mode(mode);
+    desc.op.b_scale = ops.b_scale;
+    desc.op.bias = ops.bias;
+    desc.op.bias_type = ops.bias_type;
     fp8kit_gemm_options& options = call->options;
     fp8kit_gemm_options_init(&options);
     if (c_.path_given) options.path = c_.path;

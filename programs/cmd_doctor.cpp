@@ -7,6 +7,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <cstring>
+#include <string>
 #include <memory>
 
 #include "audit/audit.hpp"
@@ -33,13 +35,27 @@ constexpr int64_t kTimedSize = 4096;
 constexpr int kTimedIters = 20;
 const char* const kSelfKernels = "fp8_gemm";
 
+// Whether this build has GEMM kernels of the path named `name`:
+// fp8kit_build_targets lists "name: its targets;" for every GEMM path.
+bool builds_gemm_path(const char* name) {
+  const std::string all = fp8kit_build_targets();
+  const std::string key = std::string(name) + ":";
+  const size_t at = all.find(key);
+  if (at == std::string::npos) return false;
+  const size_t from = at + key.size(), end = all.find(';', from);
+  return all.substr(from, end == std::string::npos ? std::string::npos : end - from).find_first_not_of(' ') !=
+         std::string::npos;
+}
+
 nlohmann::json check_gpus(const std::vector<DeviceInfo>& gpus) {
   nlohmann::json out = nlohmann::json::array();
   for (const DeviceInfo& g : gpus) {
     cudaSetDevice(g.device);
     nlohmann::json runs = nlohmann::json::array();
     for (const tools::ScaleConfig& config : tools::kReportedConfigs) {
-      for (fp8kit_path p : kAllPaths) {
+      for (const PathName& named : kPathNames) {
+        const fp8kit_path p = named.path;
+        if (p != FP8KIT_PATH_AUTO && !builds_gemm_path(named.name)) continue;
         GemmRun run;
         run.spec = ref::GemmCase{kM, kN, kK};
         run.spec.a_mode = config.a;

@@ -36,7 +36,7 @@ const char* tensor_cores_name(fp8kit_tensor_cores tc) {
 nlohmann::json paths_for(int major, int minor) {
   nlohmann::json rows = nlohmann::json::array();
   for (const tools::ScaleConfig& config : tools::kReportedConfigs) {
-    fp8kit_path_choice c{};
+    fp8kit_path_choice c = FP8KIT_PATH_CHOICE_INIT;
     const fp8kit_status s = fp8kit_choose_path(major, minor, config.a, config.b, &c);
     nlohmann::json r{{"scales", config.name}};
     if (s == FP8KIT_STATUS_SUCCESS) {

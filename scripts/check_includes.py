@@ -14,7 +14,7 @@ ALLOWED = {
     "src/core": ["arch"],
     "src/gemm": ["core", "arch"],
     "src/quant": ["core", "arch"],
-    "src/api": ["gemm", "core", "arch"],
+    "src/api": ["gemm", "quant", "core", "arch"],
     "src/reference": ["core"],
     "src/audit": ["arch", "core/text.hpp", "core/math.hpp"],
     "src/coredump": ["audit", "arch", "core/text.hpp", "core/math.hpp"],

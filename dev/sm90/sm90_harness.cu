@@ -246,12 +246,12 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, const
   fill_f32<<<256, 256>>>(static_cast<float*>(SA.get()), na, 0.75f);
   fill_f32<<<256, 256>>>(static_cast<float*>(SB.get()), nb, 1.25f);
   HARNESS_CUDA(cudaGetLastError());
-  fp8kit_gemm_desc d{};
-  d.m = m, d.n = n, d.k = k, d.lda = k, d.ldb = k, d.ldd = n;
-  d.a_type = d.b_type = E4, d.d_type = BF;
-  d.a_scale_mode = fp8bench::a_scale_mode(mode), d.b_scale_mode = fp8bench::b_scale_mode(mode);
-  d.a_scale = static_cast<const float*>(SA.get()), d.b_scale = static_cast<const float*>(SB.get());
-  d.d = D.get();
+  fp8kit_gemm_desc d = FP8KIT_GEMM_DESC_INIT;
+  d.m = m, d.n = n, d.k = k, d.op.lda = k, d.op.ldb = k, d.op.ldd = n;
+  d.op.a_type = d.op.b_type = E4, d.op.d_type = BF;
+  d.op.a_scale_mode = fp8bench::a_scale_mode(mode), d.op.b_scale_mode = fp8bench::b_scale_mode(mode);
+  d.op.a_scale = static_cast<const float*>(SA.get()), d.op.b_scale = static_cast<const float*>(SB.get());
+  d.op.d = D.get();
   GemmParams p = params_of(d);
   LaunchEnv env;
   env.workspace = ws;

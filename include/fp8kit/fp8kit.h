@@ -35,14 +35,45 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* ---- Version and ABI --------------------------------------------------------
+ *
+ * FP8KIT_VERSION is the header's version, fp8kit_version() the library's
+ * (major * 10000 + minor * 100 + patch): a program can refuse a library older
+ * than its header. The ABI rules (docs/abi.md):
+ *   - Every struct passed to fp8kit begins with `size_t struct_size`, which the
+ *     caller sets to sizeof the struct of the header it was built with; the
+ *     FP8KIT_*_INIT macros and the fp8kit_*_init functions below do that and
+ *     zero the rest (zero is every field's default). The library reads the
+ *     prefix it knows and takes the fields it knows past that prefix as zero;
+ *     a larger struct (from a newer header) is accepted when the fields this
+ *     library does not know are zero, and refused (INVALID_ARGUMENT, naming
+ *     the size) otherwise. Output structs are written up to struct_size.
+ *   - Structs only grow at the end; enums only gain values.
+ *   - Programs built against 0.1 (structs without struct_size) bind to the
+ *     FP8KIT_0.1 symbols of libfp8kit.so.0, which read the 0.1 layouts. */
 #define FP8KIT_VERSION_MAJOR 0
-#define FP8KIT_VERSION_MINOR 1
+#define FP8KIT_VERSION_MINOR 2
 #define FP8KIT_VERSION_PATCH 0
+#define FP8KIT_VERSION_STRING "0.2.0"
+#define FP8KIT_VERSION (FP8KIT_VERSION_MAJOR * 10000 + FP8KIT_VERSION_MINOR * 100 + FP8KIT_VERSION_PATCH)
+
+/* A versioned struct of type T with struct_size set and every other field zero
+ * (the FP8KIT_*_INIT macros; C: an initialiser, C++: an expression). */
+#ifdef __cplusplus
+#define FP8KIT_STRUCT_INIT_(T) ([] { T v_{}; v_.struct_size = sizeof v_; return v_; }())
+#else
+#define FP8KIT_STRUCT_INIT_(T) {.struct_size = sizeof(T)}
+#endif
+
+/* The library's FP8KIT_VERSION and FP8KIT_VERSION_STRING. */
+int fp8kit_version(void);
+const char* fp8kit_version_string(void);
 
 typedef enum fp8kit_status {
   FP8KIT_STATUS_SUCCESS = 0,
@@ -80,20 +111,40 @@ typedef enum fp8kit_path {
   FP8KIT_PATH_SM89_MMA = 2,   /* mma.sync m16n8k32 FP8: native on SM89/SM12x */
   FP8KIT_PATH_SM75_HMMA = 3,  /* FP8 -> f16 in registers, HMMA: SM75 and up */
   FP8KIT_PATH_SM120_MMA = 4,  /* SM12x sm_120f: block-scaled mma.sync, unit scales (QMMA.SF) */
+  FP8KIT_PATH_CUDA_CORES = 5, /* no tensor cores, every target: fp8kit_quantize (no GEMM) */
   FP8KIT_PATH_FORCE_INT32 = 0x7fffffff
 } fp8kit_path;
 
-typedef struct fp8kit_gemm_desc {
-  int64_t m, n, k;
+/* The operands of a GEMM, shared by the dense and the grouped descriptor
+ * (embedded in both; this struct itself never grows). */
+typedef struct fp8kit_gemm_operands {
   const void* a; int64_t lda; fp8kit_dtype a_type;
   const void* b; int64_t ldb; fp8kit_dtype b_type;
   void* d;       int64_t ldd; fp8kit_dtype d_type;
   fp8kit_scale_mode a_scale_mode; const float* a_scale;
   fp8kit_scale_mode b_scale_mode; const float* b_scale;
   const void* bias; fp8kit_dtype bias_type; /* bias may be NULL */
+} fp8kit_gemm_operands;
+
+typedef struct fp8kit_gemm_desc {
+  size_t struct_size; /* sizeof(fp8kit_gemm_desc): FP8KIT_GEMM_DESC_INIT */
+  int64_t m, n, k;
+  fp8kit_gemm_operands op;
 } fp8kit_gemm_desc;
 
+#define FP8KIT_GEMM_DESC_INIT FP8KIT_STRUCT_INIT_(fp8kit_gemm_desc)
+static inline void fp8kit_gemm_desc_init(fp8kit_gemm_desc* desc) {
+  memset(desc, 0, sizeof *desc);
+  desc->struct_size = sizeof *desc;
+}
+
+/* Per-call options; zero (FP8KIT_GEMM_OPTIONS_INIT) is the default of every
+ * field. The environment overrides the defaults, once per process, read at
+ * the first call: FP8KIT_PATH (auto|sm90_wgmma|sm120_mma|sm89_mma|sm75_hmma)
+ * forces a path where `path` is AUTO (a way to test a path), FP8KIT_CHECKED=1
+ * and FP8KIT_PDL=1 turn `checked` and `programmatic_launch` on. */
 typedef struct fp8kit_gemm_options {
+  size_t struct_size;    /* sizeof(fp8kit_gemm_options): FP8KIT_GEMM_OPTIONS_INIT */
   fp8kit_path path;      /* FP8KIT_PATH_AUTO unless testing a path */
   int checked;           /* nonzero: synchronise after the launch and return the
                             fault of this kernel, by name (debugging aid) */
@@ -115,14 +166,15 @@ typedef struct fp8kit_gemm_options {
                             other use of the memory, zero it again. Off by default. */
 } fp8kit_gemm_options;
 
-/* Fills options with the defaults (AUTO path, unchecked, no workspace, no
- * programmatic launch). The environment variables FP8KIT_PATH
- * (auto|sm90_wgmma|sm120_mma|sm89_mma|sm75_hmma), FP8KIT_CHECKED=1 and FP8KIT_PDL=1
- * override the defaults: a way to force a path in tests. */
-void fp8kit_gemm_options_init(fp8kit_gemm_options* options);
+#define FP8KIT_GEMM_OPTIONS_INIT FP8KIT_STRUCT_INIT_(fp8kit_gemm_options)
+static inline void fp8kit_gemm_options_init(fp8kit_gemm_options* options) {
+  memset(options, 0, sizeof *options);
+  options->struct_size = sizeof *options;
+}
 
 /* Runs D = A.B^T (x) scales (+ bias) on `stream` (a cudaStream_t; NULL is the
- * legacy default stream) on the current device. options may be NULL. */
+ * legacy default stream) on the current device. options may be NULL (the
+ * defaults). */
 fp8kit_status fp8kit_gemm(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options,
                           void* stream);
 
@@ -182,19 +234,21 @@ typedef enum fp8kit_grouped_layout {
 } fp8kit_grouped_layout;
 
 typedef struct fp8kit_grouped_gemm_desc {
+  size_t struct_size;   /* sizeof(fp8kit_grouped_gemm_desc): FP8KIT_GROUPED_GEMM_DESC_INIT */
   fp8kit_grouped_layout layout;
   int64_t experts;      /* E */
   int64_t rows;         /* contiguous: T; masked: max_m */
   int64_t n, k;
   const int32_t* offs;   /* contiguous: [E] cumulative row ends; masked: NULL */
   const int32_t* counts; /* masked: [E] valid rows; contiguous: NULL */
-  const void* a; int64_t lda; fp8kit_dtype a_type;
-  const void* b; int64_t ldb; fp8kit_dtype b_type;
-  void* d;       int64_t ldd; fp8kit_dtype d_type;
-  fp8kit_scale_mode a_scale_mode; const float* a_scale;
-  fp8kit_scale_mode b_scale_mode; const float* b_scale;
-  const void* bias; fp8kit_dtype bias_type; /* bias may be NULL */
+  fp8kit_gemm_operands op;
 } fp8kit_grouped_gemm_desc;
+
+#define FP8KIT_GROUPED_GEMM_DESC_INIT FP8KIT_STRUCT_INIT_(fp8kit_grouped_gemm_desc)
+static inline void fp8kit_grouped_gemm_desc_init(fp8kit_grouped_gemm_desc* desc) {
+  memset(desc, 0, sizeof *desc);
+  desc->struct_size = sizeof *desc;
+}
 
 /* Runs every expert's GEMM on `stream`; options as for fp8kit_gemm (path,
  * checked, programmatic_launch on sm90_wgmma; no workspace is used). Paths: sm90_wgmma (Hopper, preferred there;
@@ -223,14 +277,21 @@ const char* fp8kit_grouped_layout_name(fp8kit_grouped_layout layout);
  * rms_weight has x's dtype and K elements. K >= 16, K % 16 == 0; ldx * sizeof(x)
  * and ldq multiples of 16 bytes; x, q 16-byte aligned. */
 typedef struct fp8kit_quantize_desc {
+  size_t struct_size;     /* sizeof(fp8kit_quantize_desc): FP8KIT_QUANTIZE_DESC_INIT */
   int64_t m, k;
   const void* x; int64_t ldx; fp8kit_dtype x_type;
   void* q;       int64_t ldq; fp8kit_dtype q_type;
   fp8kit_scale_mode mode; /* TENSOR, ROW or BLOCK */
+  float eps;              /* RMSNorm epsilon (e.g. 1e-6) */
   float* scale;           /* TENSOR: read; ROW, BLOCK: written */
   const void* rms_weight; /* optional fused RMSNorm */
-  float eps;              /* RMSNorm epsilon (e.g. 1e-6) */
 } fp8kit_quantize_desc;
+
+#define FP8KIT_QUANTIZE_DESC_INIT FP8KIT_STRUCT_INIT_(fp8kit_quantize_desc)
+static inline void fp8kit_quantize_desc_init(fp8kit_quantize_desc* desc) {
+  memset(desc, 0, sizeof *desc);
+  desc->struct_size = sizeof *desc;
+}
 
 fp8kit_status fp8kit_quantize(const fp8kit_quantize_desc* desc, void* stream);
 
@@ -245,16 +306,26 @@ typedef enum fp8kit_tensor_cores {
   FP8KIT_TC_FORCE_INT32 = 0x7fffffff
 } fp8kit_tensor_cores;
 
+/* An output struct: the caller sets struct_size (FP8KIT_PATH_CHOICE_INIT) and
+ * fp8kit writes that many bytes at most. */
 typedef struct fp8kit_path_choice {
+  size_t struct_size;           /* sizeof(fp8kit_path_choice): FP8KIT_PATH_CHOICE_INIT */
   fp8kit_path path;             /* path AUTO would run; AUTO if none */
   fp8kit_tensor_cores tensor_cores;
   const char* family;           /* "Hopper", "Blackwell (SM12x)", ... or "unknown" */
   const char* image;            /* "sass sm_120", "ptx compute_120 (JIT)", ... */
 } fp8kit_path_choice;
 
+#define FP8KIT_PATH_CHOICE_INIT FP8KIT_STRUCT_INIT_(fp8kit_path_choice)
+static inline void fp8kit_path_choice_init(fp8kit_path_choice* choice) {
+  memset(choice, 0, sizeof *choice);
+  choice->struct_size = sizeof *choice;
+}
+
 /* What AUTO would choose for a device of this capability and scale modes,
  * judged from the images this build carries (no GPU needed). Returns
- * FP8KIT_STATUS_UNSUPPORTED with a message when nothing can run. */
+ * FP8KIT_STATUS_UNSUPPORTED with a message when nothing can run; `choice`
+ * (struct_size set) is filled either way. */
 fp8kit_status fp8kit_choose_path(int major, int minor, fp8kit_scale_mode a_mode,
                                  fp8kit_scale_mode b_mode, fp8kit_path_choice* choice);
 

@@ -1,66 +1,82 @@
-// The C entry points of fp8kit.h for GEMM and path choice. No exception leaves
-// this file: every entry point runs inside `guarded` (core/error.hpp).
-#include "api/gemm_call.hpp"
-#include "api/options.hpp"
+// The C entry points of fp8kit.h that run or plan work: GEMM, grouped GEMM,
+// quantisation, path choice, build description, version. Each runs inside
+// `guarded` (core/error.hpp): no exception leaves this file, and the message
+// is cleared on success there. The pipeline is api/pipeline.hpp.
+#include "api/ops.hpp"
 #include "api/path_choice.hpp"
 #include "core/error.hpp"
 #include "fp8kit/fp8kit.h"
 #include "fp8kit_build_config.hpp"
+#include "gemm/dispatch.hpp"
 
 namespace fp8kit {
 namespace {
 
-// An answer read from the prepared call (no launch): `take(call)` on success.
-template <typename Take>
-fp8kit_status from_prepared(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options, Take&& take) {
-  PreparedGemm call;
-  FP8KIT_RETURN_IF_FAILED(prepare_gemm(desc, options, &call));
-  take(call);
-  clear_error();
+// `*path` = the path a call of `desc` would run (no launch).
+template <typename Desc>
+fp8kit_status select(const Desc* desc, const fp8kit_gemm_options* options, fp8kit_path* path) {
+  if (!path) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "path is NULL");
+  *path = FP8KIT_PATH_AUTO;
+  Prepared<Desc> call;
+  FP8KIT_RETURN_IF_FAILED(prepare(desc, options, &call));
+  *path = call.path->id;
   return FP8KIT_STATUS_SUCCESS;
 }
+
+fp8kit_status workspace_size(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options, size_t* bytes) {
+  if (!bytes) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "bytes is NULL");
+  *bytes = 0;
+  Prepared<fp8kit_gemm_desc> call;
+  FP8KIT_RETURN_IF_FAILED(prepare(desc, options, &call));
+  if (call.path->workspace_size) *bytes = call.path->workspace_size(call.problem, *call.device);
+  return FP8KIT_STATUS_SUCCESS;
+}
+
+cudaStream_t as_stream(void* stream) { return static_cast<cudaStream_t>(stream); }
 
 }  // namespace
 }  // namespace fp8kit
 
 extern "C" {
 
-void fp8kit_gemm_options_init(fp8kit_gemm_options* options) {
-  if (options) fp8kit::default_options(options);
-}
+int fp8kit_version(void) { return FP8KIT_VERSION; }
+
+const char* fp8kit_version_string(void) { return FP8KIT_VERSION_STRING; }
 
 fp8kit_status fp8kit_gemm(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options, void* stream) {
-  return fp8kit::guarded("fp8kit_gemm",
-                         [&] { return fp8kit::run_gemm(desc, options, static_cast<cudaStream_t>(stream)); });
-}
-
-fp8kit_status fp8kit_gemm_workspace_size(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options,
-                                         size_t* bytes) {
-  return fp8kit::guarded("fp8kit_gemm_workspace_size", [&] {
-    if (!bytes) return fp8kit::fail(FP8KIT_STATUS_INVALID_ARGUMENT, "bytes is NULL");
-    *bytes = 0;
-    return fp8kit::from_prepared(desc, options, [&](const fp8kit::PreparedGemm& call) {
-      *bytes = call.path->workspace_size ? call.path->workspace_size(call.params, *call.device) : 0;
-    });
-  });
+  return fp8kit::guarded("fp8kit_gemm", [&] { return fp8kit::run(desc, options, fp8kit::as_stream(stream)); });
 }
 
 fp8kit_status fp8kit_gemm_select(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options,
                                  fp8kit_path* path) {
-  return fp8kit::guarded("fp8kit_gemm_select", [&] {
-    if (!path) return fp8kit::fail(FP8KIT_STATUS_INVALID_ARGUMENT, "path is NULL");
-    *path = FP8KIT_PATH_AUTO;
-    return fp8kit::from_prepared(desc, options, [&](const fp8kit::PreparedGemm& call) { *path = call.path->id; });
-  });
+  return fp8kit::guarded("fp8kit_gemm_select", [&] { return fp8kit::select(desc, options, path); });
+}
+
+fp8kit_status fp8kit_gemm_workspace_size(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options,
+                                         size_t* bytes) {
+  return fp8kit::guarded("fp8kit_gemm_workspace_size", [&] { return fp8kit::workspace_size(desc, options, bytes); });
+}
+
+fp8kit_status fp8kit_grouped_gemm(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_options* options,
+                                  void* stream) {
+  return fp8kit::guarded("fp8kit_grouped_gemm",
+                         [&] { return fp8kit::run(desc, options, fp8kit::as_stream(stream)); });
+}
+
+fp8kit_status fp8kit_grouped_gemm_select(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_options* options,
+                                         fp8kit_path* path) {
+  return fp8kit::guarded("fp8kit_grouped_gemm_select", [&] { return fp8kit::select(desc, options, path); });
+}
+
+fp8kit_status fp8kit_quantize(const fp8kit_quantize_desc* desc, void* stream) {
+  return fp8kit::guarded("fp8kit_quantize",
+                         [&] { return fp8kit::run(desc, nullptr, fp8kit::as_stream(stream)); });
 }
 
 fp8kit_status fp8kit_choose_path(int major, int minor, fp8kit_scale_mode a_mode, fp8kit_scale_mode b_mode,
                                  fp8kit_path_choice* choice) {
-  return fp8kit::guarded("fp8kit_choose_path", [&] {
-    const fp8kit_status s = fp8kit::choose_path_offline(major, minor, a_mode, b_mode, choice);
-    if (s == FP8KIT_STATUS_SUCCESS) fp8kit::clear_error();
-    return s;
-  });
+  return fp8kit::guarded("fp8kit_choose_path",
+                         [&] { return fp8kit::choose_path_offline(major, minor, a_mode, b_mode, choice); });
 }
 
 const char* fp8kit_build_targets(void) { return fp8kit::build::kTargets; }

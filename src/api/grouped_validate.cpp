@@ -1,4 +1,4 @@
-#include "api/grouped_validate.hpp"
+#include "api/ops.hpp"
 
 #include <cinttypes>
 
@@ -51,33 +51,33 @@ fp8kit_status check_shape(const fp8kit_grouped_gemm_desc& d) {
   return check_aligned(want, groups, kGroupBytes);
 }
 
-// Dtypes, pointers, leading dimensions and alignment of A, B, D and bias.
+// Dtypes, pointers, leading dimensions and alignment of A, B and D.
 fp8kit_status check_operands(const fp8kit_grouped_gemm_desc& d) {
-  FP8KIT_RETURN_IF_FAILED(check_operand_dtypes(d));
-  FP8KIT_RETURN_IF_FAILED(check_operand_layout(d));
-  if (d.bias) return check_aligned("bias", d.bias, dtype_bytes(d.bias_type));
-  return FP8KIT_STATUS_SUCCESS;
+  FP8KIT_RETURN_IF_FAILED(check_operand_dtypes(d.op));
+  return check_operand_layout(d.op, d.n, d.k);
 }
 
 // Scales each mode needs (fp8kit.h), over the layout's rows of A.
 int64_t a_scales(const fp8kit_grouped_gemm_desc& d) {
-  return raw(d.a_scale_mode) == FP8KIT_SCALE_TENSOR ? d.experts
-                                                    : a_scale_count(d.a_scale_mode, total_rows(d), d.k);
+  return raw(d.op.a_scale_mode) == FP8KIT_SCALE_TENSOR ? d.experts
+                                                       : a_scale_count(d.op.a_scale_mode, total_rows(d), d.k);
 }
 int64_t b_scales(const fp8kit_grouped_gemm_desc& d) {
-  return raw(d.b_scale_mode) == FP8KIT_SCALE_TENSOR ? d.experts : d.experts * b_scale_count(d.b_scale_mode, d.n, d.k);
+  return raw(d.op.b_scale_mode) == FP8KIT_SCALE_TENSOR ? d.experts
+                                                       : d.experts * b_scale_count(d.op.b_scale_mode, d.n, d.k);
 }
 
 // D must not overlap anything the kernel reads.
 fp8kit_status check_output_alias(const fp8kit_grouped_gemm_desc& d) {
   const int64_t rows = total_rows(d);
-  const ByteSpan out = span_of("d", d.d, extent_bytes(rows, d.ldd, d.n, dtype_bytes(d.d_type)));
+  const fp8kit_gemm_operands& op = d.op;
+  const ByteSpan out = span_of("d", op.d, extent_bytes(rows, op.ldd, d.n, dtype_bytes(op.d_type)));
   const ByteSpan inputs[] = {
-      span_of("a", d.a, extent_bytes(rows, d.lda, d.k, 1)),
-      span_of("b", d.b, extent_bytes(d.experts * d.n, d.ldb, d.k, 1)),
-      span_of("a_scale", d.a_scale, a_scales(d) * kScaleBytes),
-      span_of("b_scale", d.b_scale, b_scales(d) * kScaleBytes),
-      span_of("bias", d.bias, d.bias ? d.experts * d.n * dtype_bytes(d.bias_type) : 0),
+      span_of("a", op.a, extent_bytes(rows, op.lda, d.k, 1)),
+      span_of("b", op.b, extent_bytes(d.experts * d.n, op.ldb, d.k, 1)),
+      span_of("a_scale", op.a_scale, a_scales(d) * kScaleBytes),
+      span_of("b_scale", op.b_scale, b_scales(d) * kScaleBytes),
+      span_of("bias", op.bias, op.bias ? d.experts * d.n * dtype_bytes(op.bias_type) : 0),
       span_of(is_masked(d) ? "counts" : "offs", is_masked(d) ? d.counts : d.offs, d.experts * kGroupBytes),
   };
   for (const ByteSpan& in : inputs)
@@ -91,22 +91,17 @@ GroupedParams params_of(const fp8kit_grouped_gemm_desc& d) {
   g.experts = static_cast<int>(d.experts);
   g.rows = static_cast<int>(d.rows);
   g.groups = is_masked(d) ? d.counts : d.offs;
-  g.b_expert_stride = d.n * d.ldb;
-  g.dense = operand_params(d);  // m stays 0: rows come from the group array
+  g.b_expert_stride = d.n * d.op.ldb;
+  g.dense = operand_params(d.op, d.n, d.k);  // m stays 0: rows come from the group array
   return g;
 }
 
 }  // namespace
 
-fp8kit_status validate_grouped(const fp8kit_grouped_gemm_desc* desc, GroupedParams* g) {
-  if (!desc) return fail(kInvalid, "desc is NULL");
-  const fp8kit_grouped_gemm_desc& d = *desc;
+fp8kit_status validate_grouped(const fp8kit_grouped_gemm_desc& d, GroupedParams* g) {
   FP8KIT_RETURN_IF_FAILED(check_shape(d));
   FP8KIT_RETURN_IF_FAILED(check_operands(d));
-  const int a_mode = raw(d.a_scale_mode), b_mode = raw(d.b_scale_mode);
-  FP8KIT_RETURN_IF_FAILED(check_scale_modes(a_mode, b_mode));
-  FP8KIT_RETURN_IF_FAILED(check_scale_pointer("a", a_mode, d.a_scale));
-  FP8KIT_RETURN_IF_FAILED(check_scale_pointer("b", b_mode, d.b_scale));
+  FP8KIT_RETURN_IF_FAILED(check_scales_and_bias(d.op));
   FP8KIT_RETURN_IF_FAILED(check_output_alias(d));
   *g = params_of(d);
   return FP8KIT_STATUS_SUCCESS;

@@ -1,6 +1,6 @@
-// One path launch as every GEMM entry point does it. In checked mode the
-// stream is synchronised before the launch (an earlier fault is reported as
-// not fp8kit's) and after it (the fault is this kernel's, by name).
+// One path launch as every entry point does it. In checked mode the stream is
+// synchronised before the launch (an earlier fault is reported as not
+// fp8kit's) and after it (the fault is this kernel's, by name).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -11,7 +11,7 @@ namespace fp8kit {
 
 // `launch(&kernel)` starts the kernels and returns CUDA's launch status,
 // setting `kernel` to the launched kernel's name; `entry` is the C function
-// ("fp8kit_gemm") the messages name. Clears the error message on success.
+// ("fp8kit_gemm") the messages name.
 template <typename Launch>
 fp8kit_status launch_path(const char* entry, bool checked, cudaStream_t stream, const char* kernel,
                           Launch&& launch) {
@@ -31,7 +31,6 @@ fp8kit_status launch_path(const char* entry, bool checked, cudaStream_t stream, 
       return fail(FP8KIT_STATUS_CUDA_ERROR, "kernel %s faulted: %s (%s)", kernel, cudaGetErrorName(err),
                   cudaGetErrorString(err));
   }
-  clear_error();
   return FP8KIT_STATUS_SUCCESS;
 }
 

@@ -1,50 +1,26 @@
 #include "api/options.hpp"
 
-#include <cstdlib>
-#include <cstring>
-
+#include "api/versioned.hpp"
 #include "core/enums.hpp"
+#include "core/environment.hpp"
 #include "core/error.hpp"
 
 namespace fp8kit {
-namespace {
-
-// FP8KIT_PATH, if set: false when it names no path.
-bool path_from_env(fp8kit_path* out) {
-  const char* v = std::getenv("FP8KIT_PATH");
-  if (!v || !*v) return true;
-  for (fp8kit_path p : kAllPaths) {
-    if (std::strcmp(v, fp8kit_path_name(p)) == 0) {
-      *out = p;
-      return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
-void default_options(fp8kit_gemm_options* options) {
-  *options = fp8kit_gemm_options{};
-  path_from_env(&options->path);
-  const char* checked = std::getenv("FP8KIT_CHECKED");
-  options->checked = checked && std::strcmp(checked, "1") == 0;
-  const char* pdl = std::getenv("FP8KIT_PDL");
-  options->programmatic_launch = pdl && std::strcmp(pdl, "1") == 0;
-}
 
 fp8kit_status resolve_options(const fp8kit_gemm_options* in, fp8kit_gemm_options* out) {
-  if (in) {
-    *out = *in;
-  } else {
-    default_options(out);
-  }
-  fp8kit_path from_env = FP8KIT_PATH_AUTO;
-  if (!path_from_env(&from_env))
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "FP8KIT_PATH = '%s': must be auto, sm90_wgmma, sm120_mma, sm89_mma or sm75_hmma",
-                std::getenv("FP8KIT_PATH"));
+  *out = fp8kit_gemm_options{};
+  out->struct_size = sizeof *out;
+  if (in) FP8KIT_RETURN_IF_FAILED(read_versioned(in, out));
   if (!is_path(raw(out->path)))
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "options->path = %d: not a fp8kit_path", raw(out->path));
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "options->path = %d: not a fp8kit_path (%s)", raw(out->path),
+                path_name_list().c_str());
+  const Environment& env = environment();
+  if (!env.path_valid)
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "FP8KIT_PATH = '%s': must be %s", env.path_text.c_str(),
+                path_name_list().c_str());
+  if (out->path == FP8KIT_PATH_AUTO) out->path = env.path;
+  if (env.checked) out->checked = 1;
+  if (env.programmatic_launch) out->programmatic_launch = 1;
   if (out->workspace_size && !out->workspace)
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "options->workspace is NULL but workspace_size is %zu",
                 out->workspace_size);

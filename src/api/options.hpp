@@ -1,5 +1,6 @@
-// fp8kit_gemm_options and the environment variables that set its defaults
-// (FP8KIT_PATH, FP8KIT_CHECKED; README "Environment").
+// fp8kit_gemm_options as a call runs with them: the caller's struct (any
+// version, api/versioned.hpp) or the defaults, with the environment's
+// overrides (core/environment.hpp) applied in this one place.
 #pragma once
 
 #include "core/launch_env.hpp"
@@ -7,13 +8,10 @@
 
 namespace fp8kit {
 
-// fp8kit_gemm_options_init: zeroes, then applies the environment. An
-// unparsable FP8KIT_PATH leaves AUTO here; resolve_options then refuses it.
-void default_options(fp8kit_gemm_options* options);
-
-// The options a call runs with: `in`, or the defaults when `in` is NULL;
-// refuses an unknown path, an unparsable FP8KIT_PATH and a workspace size
-// without a workspace.
+// The options of a call: `in` (NULL: the defaults) read as this library
+// knows it, then FP8KIT_PATH where the path is AUTO, FP8KIT_CHECKED and
+// FP8KIT_PDL. Refuses a bad struct_size, an unknown path, an unparsable
+// FP8KIT_PATH and a workspace size without a workspace.
 fp8kit_status resolve_options(const fp8kit_gemm_options* in, fp8kit_gemm_options* out);
 
 // The launch settings a kernel path receives from resolved options.

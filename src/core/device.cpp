@@ -86,12 +86,4 @@ fp8kit_status check_device_pointer(const char* name, const void* ptr, int device
   }
 }
 
-fp8kit_status check_device_pointers(std::initializer_list<NamedPointer> pointers, int device) {
-  for (const NamedPointer& p : pointers) {
-    const fp8kit_status s = check_device_pointer(p.name, p.ptr, device);
-    if (s != FP8KIT_STATUS_SUCCESS) return s;
-  }
-  return FP8KIT_STATUS_SUCCESS;
-}
-
 }  // namespace fp8kit

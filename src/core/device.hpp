@@ -2,8 +2,6 @@
 // and the check that a pointer is memory it can read.
 #pragma once
 
-#include <initializer_list>
-
 #include "fp8kit/fp8kit.h"
 
 namespace fp8kit {
@@ -35,7 +33,15 @@ struct NamedPointer {
   const void* ptr;
 };
 
-// check_device_pointer on each, in order; the first failure is returned.
-fp8kit_status check_device_pointers(std::initializer_list<NamedPointer> pointers, int device);
+// check_device_pointer on each of `pointers` (a range of NamedPointer), in
+// order; the first failure is returned.
+template <typename Pointers>
+fp8kit_status check_device_pointers(const Pointers& pointers, int device) {
+  for (const NamedPointer& p : pointers) {
+    const fp8kit_status s = check_device_pointer(p.name, p.ptr, device);
+    if (s != FP8KIT_STATUS_SUCCESS) return s;
+  }
+  return FP8KIT_STATUS_SUCCESS;
+}
 
 }  // namespace fp8kit

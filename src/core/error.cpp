@@ -19,6 +19,6 @@ fp8kit_status fail(fp8kit_status status, const char* fmt, ...) {
 
 void clear_error() { g_message[0] = '\0'; }
 
-}  // namespace fp8kit
+const char* last_error() { return g_message; }
 
-extern "C" const char* fp8kit_last_error(void) { return fp8kit::g_message; }
+}  // namespace fp8kit

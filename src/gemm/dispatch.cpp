@@ -1,8 +1,13 @@
+// The GEMM registries: which paths this build carries (the kernel families
+// CMake built, fp8kit_build_config.hpp) in order of preference.
 #include "gemm/dispatch.hpp"
+
+#include "fp8kit_build_config.hpp"
 
 namespace fp8kit {
 
-const std::vector<const GemmPath*>& gemm_paths() {
+template <>
+const std::vector<const GemmPath*>& registry<GemmParams>() {
   static const std::vector<const GemmPath*> paths{
 #ifdef FP8KIT_WITH_SM90
       &kSm90WgmmaPath,
@@ -20,10 +25,20 @@ const std::vector<const GemmPath*>& gemm_paths() {
   return paths;
 }
 
-const GemmPath* find_path(fp8kit_path id) {
-  for (const GemmPath* p : gemm_paths())
-    if (p->id == id) return p;
-  return nullptr;
+template <>
+const std::vector<const GroupedPath*>& registry<GroupedParams>() {
+  static const std::vector<const GroupedPath*> paths{
+#ifdef FP8KIT_WITH_SM90
+      &kSm90WgmmaGroupedPath,
+#endif
+#ifdef FP8KIT_WITH_SM89
+      &kSm89MmaGroupedPath,
+#endif
+#ifdef FP8KIT_WITH_SM75
+      &kSm75HmmaGroupedPath,
+#endif
+  };
+  return paths;
 }
 
 }  // namespace fp8kit

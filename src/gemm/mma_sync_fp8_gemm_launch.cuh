@@ -8,36 +8,17 @@
 
 #include <array>
 #include <climits>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include <utility>
 
+#include "core/environment.hpp"
 #include "gemm/dispatch.hpp"
 #include "gemm/mma_sync_fp8_gemm.cuh"
+#include "gemm/mma_sync_variants.hpp"
 
 namespace fp8kit::mma_sync {
 
 using KernelFn = void (*)(GemmParams);
-
-// The kernel variants of one tile shape: index = variant_index(a, b, block).
-// Both directions (index -> template parameters, problem -> index) are here,
-// and kVariantsRoundTrip checks that they agree.
-constexpr fp8kit_dtype kVariantTypes[2] = {FP8KIT_DTYPE_E4M3, FP8KIT_DTYPE_E5M2};
-constexpr int kVariants = 8;
-constexpr int type_slot(fp8kit_dtype t) { return t == FP8KIT_DTYPE_E5M2 ? 1 : 0; }
-constexpr int variant_index(fp8kit_dtype a, fp8kit_dtype b, bool block) {
-  return (type_slot(a) * 2 + type_slot(b)) * 2 + (block ? 1 : 0);
-}
-constexpr fp8kit_dtype variant_a(int i) { return kVariantTypes[i / 4]; }
-constexpr fp8kit_dtype variant_b(int i) { return kVariantTypes[(i / 2) % 2]; }
-constexpr bool variant_block(int i) { return i % 2 == 1; }
-constexpr bool variants_round_trip() {
-  for (int i = 0; i < kVariants; ++i)
-    if (variant_index(variant_a(i), variant_b(i), variant_block(i)) != i) return false;
-  return true;
-}
-static_assert(variants_round_trip(), "variant_index and variant_a/b/block must be inverses");
 
 // `prefix` names the family in kernel names ("sm89_fp8_gemm").
 template <template <fp8kit_dtype, fp8kit_dtype> class Mma, TileId... kTiles>
@@ -61,25 +42,20 @@ struct Family {
     static const std::array<std::array<std::string, kVariants>, kTileCount> names = [prefix] {
       std::array<std::array<std::string, kVariants>, kTileCount> n;
       for (int t = 0; t < kTileCount; ++t)
-        for (int v = 0; v < kVariants; ++v)
-          n[t][v] = std::string(prefix) + "<" + tile_shape(kCarried[t]).name + "," +
-                    (variant_a(v) == FP8KIT_DTYPE_E5M2 ? "e5m2" : "e4m3") + "," +
-                    (variant_b(v) == FP8KIT_DTYPE_E5M2 ? "e5m2" : "e4m3") + (variant_block(v) ? ",block" : "") + ">";
+        for (int v = 0; v < kVariants; ++v) n[t][v] = variant_name(prefix, tile_shape(kCarried[t]).name, v);
       return n;
     }();
     return names[tile][variant].c_str();
   }
 
   // A development override of the tile choice (benchmarks, forced GPU tests):
-  // FP8KIT_MMA_SYNC_TILE=<TileShape::name>. Unset or unknown: the plan.
+  // FP8KIT_MMA_SYNC_TILE=<TileShape::name> (core/environment.hpp). Unset or
+  // unknown: the plan.
   static int tile_override() {
-    static const int slot = [] {
-      const char* v = std::getenv("FP8KIT_MMA_SYNC_TILE");
-      for (int t = 0; v && t < kTileCount; ++t)
-        if (std::strcmp(v, tile_shape(kCarried[t]).name) == 0) return t;
-      return -1;
-    }();
-    return slot;
+    const std::string& v = environment().mma_sync_tile;
+    for (int t = 0; !v.empty() && t < kTileCount; ++t)
+      if (v == tile_shape(kCarried[t]).name) return t;
+    return -1;
   }
 
   static int choose(const GemmParams& p, const DeviceInfo& dev) {

@@ -10,6 +10,7 @@
 
 #include "fp8kit_build_config.hpp"
 #include "gemm/mma_sync_fp8_gemm_launch.cuh"
+#include "gemm/mma_sync_paths.hpp"
 #include "gemm/sm120_fp8_mma.cuh"
 
 namespace fp8kit {
@@ -22,10 +23,6 @@ using F = mma_sync::Family<mma_sync::Fp8BlockScaledMma, mma_sync::TileId::K128x6
                            mma_sync::TileId::K128x128x64s4>;
 constexpr const char* kName = "sm120_fp8_gemm";
 
-fp8kit_tensor_cores tensor_cores(int cap) {
-  return arch::kSm12xBlockScaledMma.contains(cap) ? FP8KIT_TC_NATIVE : FP8KIT_TC_NONE;
-}
-
 cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv&, cudaStream_t stream,
                    const char** name) {
   return F::launch(kName, p, dev, stream, name);
@@ -34,8 +31,15 @@ cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv&,
 }  // namespace
 
 const GemmPath kSm120MmaPath{
-    FP8KIT_PATH_SM120_MMA, "sm120_mma", arch::kSm12xBlockScaledMma, &build::sm120_images, &tensor_cores, &F::accepts,
-    nullptr,               &launch,     &F::probe,
+    FP8KIT_PATH_SM120_MMA,
+    arch::kSm12xBlockScaledMma,
+    &build::sm120_images,
+    &mma_sync::block_scaled_tensor_cores,
+    &F::accepts,
+    nullptr,
+    &launch,
+    &F::probe,
+    {mma_sync::kDenseKernel, mma_sync::kBlockScaledPolicy},
 };
 
 }  // namespace fp8kit

@@ -10,6 +10,7 @@
 
 #include "fp8kit_build_config.hpp"
 #include "gemm/mma_sync_fp8_gemm_launch.cuh"
+#include "gemm/mma_sync_paths.hpp"
 
 namespace fp8kit {
 namespace {
@@ -18,10 +19,6 @@ namespace {
 using F = mma_sync::Family<mma_sync::F16Mma, mma_sync::TileId::K128x128x64s4>;
 constexpr const char* kName = "sm75_fp8_gemm";
 
-fp8kit_tensor_cores tensor_cores(int cap) {
-  return arch::kHmmaF16.contains(cap) ? FP8KIT_TC_FALLBACK : FP8KIT_TC_NONE;
-}
-
 cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv&, cudaStream_t stream,
                    const char** name) {
   return F::launch(kName, p, dev, stream, name);
@@ -29,11 +26,9 @@ cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv&,
 
 }  // namespace
 
-// Preferred only where no FP8 tensor cores exist; valid (forceable) beyond.
 const GemmPath kSm75HmmaPath{
-    FP8KIT_PATH_SM75_HMMA, "sm75_hmma", arch::Range{arch::kMinSupported, arch::kFp8MmaSync.lo}, &build::sm75_images,
-    &tensor_cores,         &F::accepts, nullptr,                                &launch,
-    &F::probe,
+    FP8KIT_PATH_SM75_HMMA, mma_sync::kF16Preferred, &build::sm75_images, &mma_sync::f16_tensor_cores, &F::accepts,
+    nullptr,               &launch,                 &F::probe,           {mma_sync::kDenseKernel, mma_sync::kF16Policy},
 };
 
 }  // namespace fp8kit

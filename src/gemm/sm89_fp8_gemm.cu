@@ -8,6 +8,7 @@
 
 #include "fp8kit_build_config.hpp"
 #include "gemm/mma_sync_fp8_gemm_launch.cuh"
+#include "gemm/mma_sync_paths.hpp"
 
 namespace fp8kit {
 namespace {
@@ -17,15 +18,6 @@ namespace {
 using F = mma_sync::Family<mma_sync::Fp8Mma, mma_sync::TileId::K128x64x64s4, mma_sync::TileId::K128x128x64s4>;
 constexpr const char* kName = "sm89_fp8_gemm";
 
-fp8kit_tensor_cores tensor_cores(int cap) {
-  const arch::Family* f = arch::family_of(cap);
-  if (!arch::kFp8MmaSync.contains(cap)) return FP8KIT_TC_NONE;
-  if (f && f->fp8_mma_sync == arch::Family::Fp8MmaSync::Emulated) return FP8KIT_TC_EMULATED;
-  // An unknown newer GPU JIT-compiles the PTX; what its ptxas makes of the
-  // FP8 mma is not known here.
-  return f ? FP8KIT_TC_NATIVE : FP8KIT_TC_UNKNOWN;
-}
-
 cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv&, cudaStream_t stream,
                    const char** name) {
   return F::launch(kName, p, dev, stream, name);
@@ -34,8 +26,8 @@ cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv&,
 }  // namespace
 
 const GemmPath kSm89MmaPath{
-    FP8KIT_PATH_SM89_MMA, "sm89_mma", arch::kFp8MmaSync, &build::sm89_images, &tensor_cores, &F::accepts,
-    nullptr,              &launch,    &F::probe,
+    FP8KIT_PATH_SM89_MMA, arch::kFp8MmaSync, &build::sm89_images, &mma_sync::fp8_tensor_cores, &F::accepts,
+    nullptr,              &launch,           &F::probe,           {mma_sync::kDenseKernel, mma_sync::kFp8Policy},
 };
 
 }  // namespace fp8kit

@@ -20,24 +20,13 @@
 
 #include "arch/config.hpp"
 #include "fp8kit/fp8kit.h"
+#include "quant/quantize_params.hpp"
 
 namespace fp8kit::quant {
 
 constexpr int kThreads = 256;
 constexpr int kGroup = 128;               // BLOCK mode group width (= kScaleBlock)
 constexpr int kGroupPerLane = kGroup / 32;  // elements per lane in BLOCK mode
-
-struct QuantParams {
-  int m, k;
-  const void* x;
-  int64_t ldx;  // elements
-  uint8_t* q;
-  int64_t ldq;  // bytes
-  float* scale;
-  const void* rms_weight;  // [k] RMSNorm weight, or nullptr: none
-  float eps;
-  float fp8_max;
-};
 
 template <fp8kit_dtype TX>
 __device__ __forceinline__ float load_x(const void* base, int64_t i) {

@@ -194,12 +194,12 @@ Problem::Problem(const GemmCase& c, std::mt19937_64& rng)
   if (!bias_.empty()) dbias_.upload(bias_.data(), bias_.size());
 
   desc_.m = c.m; desc_.n = c.n; desc_.k = c.k;
-  desc_.a = da_.get(); desc_.lda = lda_; desc_.a_type = c.a_type;
-  desc_.b = db_.get(); desc_.ldb = ldb_; desc_.b_type = c.b_type;
-  desc_.d = dd_.get(); desc_.ldd = ldd_; desc_.d_type = c.d_type;
-  desc_.a_scale_mode = c.a_mode; desc_.a_scale = sa_.empty() ? nullptr : static_cast<const float*>(dsa_.get());
-  desc_.b_scale_mode = c.b_mode; desc_.b_scale = sb_.empty() ? nullptr : static_cast<const float*>(dsb_.get());
-  desc_.bias = c.bias ? dbias_.get() : nullptr; desc_.bias_type = c.bias_type;
+  desc_.op.a = da_.get(); desc_.op.lda = lda_; desc_.op.a_type = c.a_type;
+  desc_.op.b = db_.get(); desc_.op.ldb = ldb_; desc_.op.b_type = c.b_type;
+  desc_.op.d = dd_.get(); desc_.op.ldd = ldd_; desc_.op.d_type = c.d_type;
+  desc_.op.a_scale_mode = c.a_mode; desc_.op.a_scale = sa_.empty() ? nullptr : static_cast<const float*>(dsa_.get());
+  desc_.op.b_scale_mode = c.b_mode; desc_.op.b_scale = sb_.empty() ? nullptr : static_cast<const float*>(dsb_.get());
+  desc_.op.bias = c.bias ? dbias_.get() : nullptr; desc_.op.bias_type = c.bias_type;
 }
 
 void Problem::poison() const {

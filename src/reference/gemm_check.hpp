@@ -117,7 +117,7 @@ class Problem {
   std::vector<float> sa_, sb_;
   size_t d_bytes_;
   DeviceBuffer da_, db_, dd_, dsa_, dsb_, dbias_;
-  fp8kit_gemm_desc desc_{};
+  fp8kit_gemm_desc desc_ = FP8KIT_GEMM_DESC_INIT;
 };
 
 // The workspace a case runs with. ptr null: run_case lends one of the size

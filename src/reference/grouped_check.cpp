@@ -100,15 +100,15 @@ GroupedProblem::GroupedProblem(const GroupedCase& c, std::mt19937_64& rng)
   desc_.k = c.k;
   desc_.offs = masked ? nullptr : static_cast<const int32_t*>(dgroups_.get());
   desc_.counts = masked ? static_cast<const int32_t*>(dgroups_.get()) : nullptr;
-  desc_.a = da_.get(); desc_.lda = lda_; desc_.a_type = c.a_type;
-  desc_.b = db_.get(); desc_.ldb = c.k; desc_.b_type = c.b_type;
-  desc_.d = dd_.get(); desc_.ldd = ldd_; desc_.d_type = c.d_type;
+  desc_.op.a = da_.get(); desc_.op.lda = lda_; desc_.op.a_type = c.a_type;
+  desc_.op.b = db_.get(); desc_.op.ldb = c.k; desc_.op.b_type = c.b_type;
+  desc_.op.d = dd_.get(); desc_.op.ldd = ldd_; desc_.op.d_type = c.d_type;
   // A scale array is passed whenever the mode needs one, even if no row uses it (T = 0).
-  desc_.a_scale_mode = c.a_mode;
-  desc_.a_scale = c.a_mode == FP8KIT_SCALE_NONE ? nullptr : static_cast<const float*>(dsa_.get());
-  desc_.b_scale_mode = c.b_mode;
-  desc_.b_scale = c.b_mode == FP8KIT_SCALE_NONE ? nullptr : static_cast<const float*>(dsb_.get());
-  desc_.bias = c.bias ? dbias_.get() : nullptr; desc_.bias_type = c.bias_type;
+  desc_.op.a_scale_mode = c.a_mode;
+  desc_.op.a_scale = c.a_mode == FP8KIT_SCALE_NONE ? nullptr : static_cast<const float*>(dsa_.get());
+  desc_.op.b_scale_mode = c.b_mode;
+  desc_.op.b_scale = c.b_mode == FP8KIT_SCALE_NONE ? nullptr : static_cast<const float*>(dsb_.get());
+  desc_.op.bias = c.bias ? dbias_.get() : nullptr; desc_.op.bias_type = c.bias_type;
 }
 
 void GroupedProblem::set_groups(const std::vector<int32_t>& groups) {

@@ -54,7 +54,7 @@ class GroupedProblem {
   std::vector<float> sa_, sb_;
   size_t d_bytes_;
   DeviceBuffer dgroups_, da_, db_, dd_, dsa_, dsb_, dbias_;
-  fp8kit_grouped_gemm_desc desc_{};
+  fp8kit_grouped_gemm_desc desc_ = FP8KIT_GROUPED_GEMM_DESC_INIT;
 };
 
 // The natural offs (cumulative ends) or counts of a case's sizes.

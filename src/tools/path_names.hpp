@@ -1,5 +1,6 @@
-// fp8kit_path values by their fp8kit_path_name ("auto", "sm90_wgmma", ...):
-// what the programs' --path options take. Header-only; not part of libfp8kit.
+// fp8kit_path values by their names ("auto", "sm90_wgmma", ...; the one list
+// is core/enums.hpp's kPathNames): what the programs' --path options take.
+// Header-only; not part of libfp8kit.
 #pragma once
 
 #include <string>
@@ -10,19 +11,11 @@
 
 namespace fp8kit::tools {
 
-inline bool parse_path(const std::string& text, fp8kit_path* out) {
-  for (fp8kit_path p : kAllPaths) {
-    if (text == fp8kit_path_name(p)) {
-      *out = p;
-      return true;
-    }
-  }
-  return false;
-}
+inline bool parse_path(const std::string& text, fp8kit_path* out) { return path_of_name(text.c_str(), out); }
 
 inline std::vector<std::string> path_names() {
   std::vector<std::string> names;
-  for (fp8kit_path p : kAllPaths) names.push_back(fp8kit_path_name(p));
+  for (const PathName& p : kPathNames) names.push_back(p.name);
   return names;
 }
 

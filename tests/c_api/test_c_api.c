@@ -1,16 +1,20 @@
 /* The public header compiles as C99 and the shared library links from C:
-   the C front end. Checks the argument errors, which need no GPU. */
+   the C front end. Checks the argument errors, which need no GPU, and that
+   the library is the header's version. */
 #include <fp8kit/fp8kit.h>
 
 #include <stdio.h>
 #include <string.h>
 
 int main(void) {
-  fp8kit_gemm_desc d;
+  fp8kit_gemm_desc d = FP8KIT_GEMM_DESC_INIT;
   fp8kit_gemm_options o;
-  fp8kit_path_choice c;
-  memset(&d, 0, sizeof d);
+  fp8kit_path_choice c = FP8KIT_PATH_CHOICE_INIT;
   fp8kit_gemm_options_init(&o);
+  if (fp8kit_version() != FP8KIT_VERSION || strcmp(fp8kit_version_string(), FP8KIT_VERSION_STRING) != 0) {
+    fprintf(stderr, "library %s, header %s\n", fp8kit_version_string(), FP8KIT_VERSION_STRING);
+    return 1;
+  }
   if (fp8kit_gemm(&d, &o, NULL) != FP8KIT_STATUS_INVALID_ARGUMENT) {
     fprintf(stderr, "expected invalid_argument for an empty descriptor\n");
     return 1;
@@ -21,6 +25,6 @@ int main(void) {
   }
   if (fp8kit_choose_path(12, 1, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, &c) == FP8KIT_STATUS_SUCCESS)
     printf("12.1 -> %s (%s)\n", fp8kit_path_name(c.path), c.image);
-  printf("1 passed, 0 failed\n");
+  printf("2 passed, 0 failed\n");
   return 0;
 }

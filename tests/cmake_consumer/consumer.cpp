@@ -6,7 +6,7 @@
 #include <cstring>
 
 int main() {
-  fp8kit_gemm_desc desc{};
+  fp8kit_gemm_desc desc = FP8KIT_GEMM_DESC_INIT;
   desc.m = 0;
   if (fp8kit_gemm(&desc, nullptr, nullptr) != FP8KIT_STATUS_INVALID_ARGUMENT ||
       std::strstr(fp8kit_last_error(), "m = 0") == nullptr) {

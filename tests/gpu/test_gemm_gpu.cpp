@@ -275,11 +275,11 @@ TEST(GemmSm12x, UnitScaledMmaEqualsPlainMma) {
     std::vector<float> out[2];
     const fp8kit_path paths[2] = {FP8KIT_PATH_SM120_MMA, FP8KIT_PATH_SM89_MMA};
     for (int i = 0; i < 2; ++i) {
-      fp8kit_gemm_desc desc{};
+      fp8kit_gemm_desc desc = FP8KIT_GEMM_DESC_INIT;
       desc.m = kM, desc.n = kN, desc.k = kK;
-      desc.a = da.get(), desc.lda = kK, desc.a_type = at;
-      desc.b = db.get(), desc.ldb = kK, desc.b_type = bt;
-      desc.d = dd.get(), desc.ldd = kN, desc.d_type = FP8KIT_DTYPE_F32;
+      desc.op.a = da.get(), desc.op.lda = kK, desc.op.a_type = at;
+      desc.op.b = db.get(), desc.op.ldb = kK, desc.op.b_type = bt;
+      desc.op.d = dd.get(), desc.op.ldd = kN, desc.op.d_type = FP8KIT_DTYPE_F32;
       fp8kit_gemm_options opt;
       fp8kit_gemm_options_init(&opt);
       opt.path = paths[i];
@@ -301,11 +301,11 @@ TEST(GemmDevice, HostPointerIsRefusedBeforeLaunch) {
   if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
   fp8kit::ref::DeviceBuffer b(64 * 16), d(64 * 16 * 2);
   alignas(16) static uint8_t host_a[64 * 16];
-  fp8kit_gemm_desc desc{};
+  fp8kit_gemm_desc desc = FP8KIT_GEMM_DESC_INIT;
   desc.m = 64; desc.n = 64; desc.k = 16;
-  desc.a = host_a; desc.lda = 16; desc.a_type = FP8KIT_DTYPE_E4M3;
-  desc.b = b.get(); desc.ldb = 16; desc.b_type = FP8KIT_DTYPE_E4M3;
-  desc.d = d.get(); desc.ldd = 64; desc.d_type = FP8KIT_DTYPE_BF16;
+  desc.op.a = host_a; desc.op.lda = 16; desc.op.a_type = FP8KIT_DTYPE_E4M3;
+  desc.op.b = b.get(); desc.op.ldb = 16; desc.op.b_type = FP8KIT_DTYPE_E4M3;
+  desc.op.d = d.get(); desc.op.ldd = 64; desc.op.d_type = FP8KIT_DTYPE_BF16;
   EXPECT_EQ(fp8kit_gemm(&desc, nullptr, nullptr), FP8KIT_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(std::string(fp8kit_last_error()).find("a = "), std::string::npos) << fp8kit_last_error();
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -315,11 +315,11 @@ TEST(GemmDevice, CheckedModeBlamesTheEarlierFault) {
   // An error queued before fp8kit_gemm is reported as not fp8kit's.
   if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
   fp8kit::ref::DeviceBuffer a(64 * 16), b(64 * 16), d(64 * 64 * 2);
-  fp8kit_gemm_desc desc{};
+  fp8kit_gemm_desc desc = FP8KIT_GEMM_DESC_INIT;
   desc.m = 64; desc.n = 64; desc.k = 16;
-  desc.a = a.get(); desc.lda = 16; desc.a_type = FP8KIT_DTYPE_E4M3;
-  desc.b = b.get(); desc.ldb = 16; desc.b_type = FP8KIT_DTYPE_E4M3;
-  desc.d = d.get(); desc.ldd = 64; desc.d_type = FP8KIT_DTYPE_BF16;
+  desc.op.a = a.get(); desc.op.lda = 16; desc.op.a_type = FP8KIT_DTYPE_E4M3;
+  desc.op.b = b.get(); desc.op.ldb = 16; desc.op.b_type = FP8KIT_DTYPE_E4M3;
+  desc.op.d = d.get(); desc.op.ldd = 64; desc.op.d_type = FP8KIT_DTYPE_BF16;
   cudaMemset(a.get(), 0x11, 64 * 16);
   cudaMemset(b.get(), 0x22, 64 * 16);
   fp8kit_gemm_options o;
@@ -331,11 +331,11 @@ TEST(GemmDevice, CheckedModeBlamesTheEarlierFault) {
 TEST(GemmDevice, WorkspaceQueryAnswers) {
   if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
   fp8kit::ref::DeviceBuffer a(16 * 4096), b(4096 * 4096), d(16 * 4096 * 2);
-  fp8kit_gemm_desc desc{};
+  fp8kit_gemm_desc desc = FP8KIT_GEMM_DESC_INIT;
   desc.m = 16; desc.n = 4096; desc.k = 4096;
-  desc.a = a.get(); desc.lda = 4096; desc.a_type = FP8KIT_DTYPE_E4M3;
-  desc.b = b.get(); desc.ldb = 4096; desc.b_type = FP8KIT_DTYPE_E4M3;
-  desc.d = d.get(); desc.ldd = 4096; desc.d_type = FP8KIT_DTYPE_BF16;
+  desc.op.a = a.get(); desc.op.lda = 4096; desc.op.a_type = FP8KIT_DTYPE_E4M3;
+  desc.op.b = b.get(); desc.op.ldb = 4096; desc.op.b_type = FP8KIT_DTYPE_E4M3;
+  desc.op.d = d.get(); desc.op.ldd = 4096; desc.op.d_type = FP8KIT_DTYPE_BF16;
   size_t bytes = 1;
   EXPECT_EQ(fp8kit_gemm_workspace_size(&desc, nullptr, &bytes), FP8KIT_STATUS_SUCCESS) << fp8kit_last_error();
 }

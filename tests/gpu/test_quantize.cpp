@@ -23,7 +23,7 @@ using fp8kit::ref::DeviceBuffer;
 uintptr_t fake(uintptr_t slot) { return 0x7e0000000000ull + slot * 0x100000000ull; }
 
 fp8kit_quantize_desc valid_desc() {
-  fp8kit_quantize_desc d{};
+  fp8kit_quantize_desc d = FP8KIT_QUANTIZE_DESC_INIT;
   d.m = 4; d.k = 256;
   d.x = reinterpret_cast<const void*>(fake(1)); d.ldx = 256; d.x_type = FP8KIT_DTYPE_BF16;
   d.q = reinterpret_cast<void*>(fake(2)); d.ldq = 256; d.q_type = FP8KIT_DTYPE_E4M3;
@@ -86,7 +86,7 @@ TEST_P(QuantizeGpu, MatchesHostFormula) {
   dw.upload(w.data(), w.size());
   ds.upload(scale.data(), scale.size() * 4);
   cudaMemset(dq.get(), 0x7f, static_cast<size_t>(m * k));  // NaN poison in both FP8 types
-  fp8kit_quantize_desc d{};
+  fp8kit_quantize_desc d = FP8KIT_QUANTIZE_DESC_INIT;
   d.m = m; d.k = k;
   d.x = dx.get(); d.ldx = k; d.x_type = xt;
   d.q = dq.get(); d.ldq = k; d.q_type = qt;

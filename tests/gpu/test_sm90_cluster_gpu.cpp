@@ -14,6 +14,7 @@
 #include <string>
 #include <tuple>
 
+#include "core/environment.hpp"
 #include "reference/gemm_check.hpp"
 #include "test_rng.hpp"
 #include "test_tables.hpp"
@@ -50,7 +51,8 @@ using fp8kit::test::kOuts;
 constexpr int kModeCount = sizeof(kModes) / sizeof(kModes[0]);
 const char* const kForces[] = {"2x", "2y"};
 
-// Sets an environment variable for one test and puts the old value back.
+// Sets an environment variable for one test and puts the old value back
+// (fp8kit reads its environment once: reload_environment makes it see both).
 class ScopedEnv {
  public:
   ScopedEnv(const char* name, const char* value) : name_(name) {
@@ -58,10 +60,12 @@ class ScopedEnv {
     had_ = old != nullptr;
     if (had_) old_ = old;
     setenv(name, value, 1);
+    fp8kit::reload_environment();
   }
   ~ScopedEnv() {
     if (had_) setenv(name_, old_.c_str(), 1);
     else unsetenv(name_);
+    fp8kit::reload_environment();
   }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;

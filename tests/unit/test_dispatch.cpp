@@ -55,7 +55,7 @@ TEST(Dispatch, EveryKnownCapability) {
       {13, 0, FP8KIT_PATH_SM89_MMA, FP8KIT_TC_UNKNOWN, "ptx compute_120 (JIT)"},
   };
   for (const Expect& e : table) {
-    fp8kit_path_choice c{};
+    fp8kit_path_choice c = FP8KIT_PATH_CHOICE_INIT;
     for (auto [am, bm] : {std::pair{FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR}, std::pair{FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL},
                           std::pair{FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK}}) {
       ASSERT_EQ(fp8kit_choose_path(e.major, e.minor, am, bm, &c), FP8KIT_STATUS_SUCCESS)
@@ -72,14 +72,14 @@ TEST(Dispatch, EveryKnownCapability) {
 TEST(Dispatch, Sm12xTakesTheFamilyImage) {
   if (!built("sm_120f")) GTEST_SKIP() << "no SM12x target in this build: " << fp8kit_build_targets();
   for (int minor : {0, 1, 3, 9}) {
-    fp8kit_path_choice c{};
+    fp8kit_path_choice c = FP8KIT_PATH_CHOICE_INIT;
     ASSERT_EQ(fp8kit_choose_path(12, minor, FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK, &c), FP8KIT_STATUS_SUCCESS);
     EXPECT_EQ(c.path, FP8KIT_PATH_SM120_MMA) << "12." << minor;
     EXPECT_STREQ(c.image, "sass sm_120f") << "12." << minor;
     EXPECT_EQ(c.tensor_cores, FP8KIT_TC_NATIVE);
   }
   for (auto [major, minor] : {std::pair{11, 0}, std::pair{13, 0}}) {
-    fp8kit_path_choice c{};
+    fp8kit_path_choice c = FP8KIT_PATH_CHOICE_INIT;
     if (fp8kit_choose_path(major, minor, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, &c) == FP8KIT_STATUS_SUCCESS)
       EXPECT_NE(c.path, FP8KIT_PATH_SM120_MMA) << major << "." << minor;
   }
@@ -91,7 +91,7 @@ TEST(Dispatch, EveryCapabilityFrom75UpHasAPath) {
   for (int major = 7; major <= 13; ++major) {
     for (int minor = 0; minor <= 9; ++minor) {
       if (major * 10 + minor < 75) continue;
-      fp8kit_path_choice c{};
+      fp8kit_path_choice c = FP8KIT_PATH_CHOICE_INIT;
       const fp8kit_status s = fp8kit_choose_path(major, minor, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, &c);
       if (full_build()) {
         EXPECT_EQ(s, FP8KIT_STATUS_SUCCESS) << major << "." << minor << ": " << fp8kit_last_error();
@@ -104,7 +104,7 @@ TEST(Dispatch, EveryCapabilityFrom75UpHasAPath) {
 }
 
 TEST(Dispatch, RefusesOldGpusClearly) {
-  fp8kit_path_choice c{};
+  fp8kit_path_choice c = FP8KIT_PATH_CHOICE_INIT;
   EXPECT_EQ(fp8kit_choose_path(7, 0, FP8KIT_SCALE_NONE, FP8KIT_SCALE_NONE, &c), FP8KIT_STATUS_UNSUPPORTED);
   EXPECT_NE(std::string(fp8kit_last_error()).find("7.0"), std::string::npos) << fp8kit_last_error();
   EXPECT_NE(std::string(fp8kit_last_error()).find("7.5"), std::string::npos);
@@ -112,7 +112,7 @@ TEST(Dispatch, RefusesOldGpusClearly) {
 }
 
 TEST(Dispatch, RejectsBadQueries) {
-  fp8kit_path_choice c{};
+  fp8kit_path_choice c = FP8KIT_PATH_CHOICE_INIT;
   EXPECT_EQ(fp8kit_choose_path(9, 0, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, nullptr), FP8KIT_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(fp8kit_choose_path(9, 12, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, &c), FP8KIT_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(fp8kit_choose_path(9, 0, FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_TENSOR, &c), FP8KIT_STATUS_INVALID_ARGUMENT);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 
+#include "core/environment.hpp"
 #include "fp8kit/fp8kit.h"
 
 namespace {
@@ -21,15 +22,15 @@ T* at(uintptr_t slot, uintptr_t offset = 0) {
 
 // 4 experts, T = 300 routed rows, N = 65, K = 64, per-tensor scales [E].
 fp8kit_grouped_gemm_desc valid_desc() {
-  fp8kit_grouped_gemm_desc d{};
+  fp8kit_grouped_gemm_desc d = FP8KIT_GROUPED_GEMM_DESC_INIT;
   d.layout = FP8KIT_GROUPED_CONTIGUOUS;
   d.experts = 4; d.rows = 300; d.n = 65; d.k = 64;
   d.offs = at<const int32_t>(7);
-  d.a = at<const void>(1); d.lda = 64; d.a_type = FP8KIT_DTYPE_E4M3;
-  d.b = at<const void>(2); d.ldb = 64; d.b_type = FP8KIT_DTYPE_E4M3;
-  d.d = at<void>(3); d.ldd = 72; d.d_type = FP8KIT_DTYPE_BF16;
-  d.a_scale_mode = FP8KIT_SCALE_TENSOR; d.a_scale = at<const float>(4);
-  d.b_scale_mode = FP8KIT_SCALE_TENSOR; d.b_scale = at<const float>(5);
+  d.op.a = at<const void>(1); d.op.lda = 64; d.op.a_type = FP8KIT_DTYPE_E4M3;
+  d.op.b = at<const void>(2); d.op.ldb = 64; d.op.b_type = FP8KIT_DTYPE_E4M3;
+  d.op.d = at<void>(3); d.op.ldd = 72; d.op.d_type = FP8KIT_DTYPE_BF16;
+  d.op.a_scale_mode = FP8KIT_SCALE_TENSOR; d.op.a_scale = at<const float>(4);
+  d.op.b_scale_mode = FP8KIT_SCALE_TENSOR; d.op.b_scale = at<const float>(5);
   return d;
 }
 
@@ -53,50 +54,50 @@ const Case kCases[] = {
     {"RowsNegative", [](auto& d) { d.rows = -1; }, "rows = -1"},
     {"RowsTooLarge", [](auto& d) { d.rows = 1ll << 31; }, "rows = 2147483648"},
     {"NZero", [](auto& d) { d.n = 0; }, "n = 0"},
-    {"KBelow16", [](auto& d) { d.k = 8; d.lda = d.ldb = 16; }, "k = 8"},
+    {"KBelow16", [](auto& d) { d.k = 8; d.op.lda = d.op.ldb = 16; }, "k = 8"},
     {"KNotMultipleOf16", [](auto& d) { d.k = 40; }, "k = 40"},
     {"MaskedRowsOverflow", [](auto& d) { masked(d); d.experts = 1 << 16; d.rows = 1 << 16; }, "experts * rows"},
-    {"ExpertsTimesNOverflow", [](auto& d) { d.experts = 1 << 16; d.n = 1 << 16; d.ldd = 1 << 16; }, "experts * n"},
+    {"ExpertsTimesNOverflow", [](auto& d) { d.experts = 1 << 16; d.n = 1 << 16; d.op.ldd = 1 << 16; }, "experts * n"},
     {"OffsNull", [](auto& d) { d.offs = nullptr; }, "offs is NULL"},
     {"CountsGivenWithOffs", [](auto& d) { d.counts = at<const int32_t>(8); }, "counts is not NULL"},
     {"CountsNull", [](auto& d) { masked(d); d.counts = nullptr; }, "counts is NULL"},
     {"OffsGivenWhenMasked", [](auto& d) { masked(d); d.offs = at<const int32_t>(8); }, "offs is not NULL"},
     {"OffsMisaligned", [](auto& d) { d.offs = at<const int32_t>(7, 2); }, "offs = "},
     {"CountsMisaligned", [](auto& d) { masked(d); d.counts = at<const int32_t>(7, 1); }, "counts = "},
-    {"ATypeNotFp8", [](auto& d) { d.a_type = FP8KIT_DTYPE_BF16; }, "a_type = bf16"},
-    {"BTypeNegative", [](auto& d) { int v = -3; std::memcpy(&d.b_type, &v, sizeof v); }, "b_type = -3"},
-    {"DTypeFp8", [](auto& d) { d.d_type = FP8KIT_DTYPE_E4M3; }, "d_type = e4m3"},
-    {"BiasTypeFp8", [](auto& d) { d.bias = at<const void>(6); d.bias_type = FP8KIT_DTYPE_E5M2; }, "bias_type = e5m2"},
-    {"ANull", [](auto& d) { d.a = nullptr; }, "a is NULL"},
-    {"BNull", [](auto& d) { d.b = nullptr; }, "b is NULL"},
-    {"DNull", [](auto& d) { d.d = nullptr; }, "d is NULL"},
-    {"LdaBelowK", [](auto& d) { d.lda = 48; }, "lda = 48"},
-    {"LdaNotMultipleOf16", [](auto& d) { d.lda = 72; }, "lda = 72"},
-    {"LdbBelowK", [](auto& d) { d.ldb = 32; }, "ldb = 32"},
-    {"LddBelowN", [](auto& d) { d.ldd = 64; }, "ldd = 64"},
-    {"LddRowNot16Bytes", [](auto& d) { d.ldd = 66; }, "ldd = 66"},
-    {"AMisaligned", [](auto& d) { d.a = at<const void>(1, 8); }, "a = "},
-    {"BMisaligned", [](auto& d) { d.b = at<const void>(2, 4); }, "b = "},
-    {"DMisaligned", [](auto& d) { d.d = at<void>(3, 2); }, "d = "},
-    {"BiasMisaligned", [](auto& d) { d.bias = at<const void>(6, 1); d.bias_type = FP8KIT_DTYPE_F16; }, "bias = "},
-    {"AScaleModeCol", [](auto& d) { d.a_scale_mode = FP8KIT_SCALE_COL; }, "a_scale_mode"},
-    {"BScaleModeRow", [](auto& d) { d.b_scale_mode = FP8KIT_SCALE_ROW; }, "b_scale_mode"},
-    {"AScaleModeGarbage", [](auto& d) { d.a_scale_mode = static_cast<fp8kit_scale_mode>(42); }, "a_scale_mode = 42"},
-    {"AScaleNullForTensor", [](auto& d) { d.a_scale = nullptr; }, "a_scale is NULL"},
-    {"BScaleGivenForNone", [](auto& d) { d.b_scale_mode = FP8KIT_SCALE_NONE; }, "b_scale is not NULL"},
-    {"AScaleMisaligned", [](auto& d) { d.a_scale = at<const float>(4, 2); }, "a_scale = "},
-    {"BlockOnAOnly", [](auto& d) { d.a_scale_mode = FP8KIT_SCALE_BLOCK; }, "BLOCK scaling"},
-    {"BlockOnBOnly", [](auto& d) { d.b_scale_mode = FP8KIT_SCALE_BLOCK; }, "BLOCK scaling"},
+    {"ATypeNotFp8", [](auto& d) { d.op.a_type = FP8KIT_DTYPE_BF16; }, "a_type = bf16"},
+    {"BTypeNegative", [](auto& d) { int v = -3; std::memcpy(&d.op.b_type, &v, sizeof v); }, "b_type = -3"},
+    {"DTypeFp8", [](auto& d) { d.op.d_type = FP8KIT_DTYPE_E4M3; }, "d_type = e4m3"},
+    {"BiasTypeFp8", [](auto& d) { d.op.bias = at<const void>(6); d.op.bias_type = FP8KIT_DTYPE_E5M2; }, "bias_type = e5m2"},
+    {"ANull", [](auto& d) { d.op.a = nullptr; }, "a is NULL"},
+    {"BNull", [](auto& d) { d.op.b = nullptr; }, "b is NULL"},
+    {"DNull", [](auto& d) { d.op.d = nullptr; }, "d is NULL"},
+    {"LdaBelowK", [](auto& d) { d.op.lda = 48; }, "lda = 48"},
+    {"LdaNotMultipleOf16", [](auto& d) { d.op.lda = 72; }, "lda = 72"},
+    {"LdbBelowK", [](auto& d) { d.op.ldb = 32; }, "ldb = 32"},
+    {"LddBelowN", [](auto& d) { d.op.ldd = 64; }, "ldd = 64"},
+    {"LddRowNot16Bytes", [](auto& d) { d.op.ldd = 66; }, "ldd = 66"},
+    {"AMisaligned", [](auto& d) { d.op.a = at<const void>(1, 8); }, "a = "},
+    {"BMisaligned", [](auto& d) { d.op.b = at<const void>(2, 4); }, "b = "},
+    {"DMisaligned", [](auto& d) { d.op.d = at<void>(3, 2); }, "d = "},
+    {"BiasMisaligned", [](auto& d) { d.op.bias = at<const void>(6, 1); d.op.bias_type = FP8KIT_DTYPE_F16; }, "bias = "},
+    {"AScaleModeCol", [](auto& d) { d.op.a_scale_mode = FP8KIT_SCALE_COL; }, "a_scale_mode"},
+    {"BScaleModeRow", [](auto& d) { d.op.b_scale_mode = FP8KIT_SCALE_ROW; }, "b_scale_mode"},
+    {"AScaleModeGarbage", [](auto& d) { d.op.a_scale_mode = static_cast<fp8kit_scale_mode>(42); }, "a_scale_mode = 42"},
+    {"AScaleNullForTensor", [](auto& d) { d.op.a_scale = nullptr; }, "a_scale is NULL"},
+    {"BScaleGivenForNone", [](auto& d) { d.op.b_scale_mode = FP8KIT_SCALE_NONE; }, "b_scale is not NULL"},
+    {"AScaleMisaligned", [](auto& d) { d.op.a_scale = at<const float>(4, 2); }, "a_scale = "},
+    {"BlockOnAOnly", [](auto& d) { d.op.a_scale_mode = FP8KIT_SCALE_BLOCK; }, "BLOCK scaling"},
+    {"BlockOnBOnly", [](auto& d) { d.op.b_scale_mode = FP8KIT_SCALE_BLOCK; }, "BLOCK scaling"},
     // Overlaps use the layout's sizes: D [T, N] (contiguous) or [E, max_m, N].
-    {"DOverlapsA", [](auto& d) { d.d = at<void>(1, 299 * 64); }, "d overlaps a"},
-    {"DOverlapsLastExpertOfB", [](auto& d) { d.d = at<void>(2, (4 * 65 - 1) * 64); }, "d overlaps b"},
-    {"DOverlapsRowScales", [](auto& d) { d.a_scale_mode = FP8KIT_SCALE_ROW; d.a_scale = at<const float>(3, 43184); }, "d overlaps a_scale"},
-    {"DOverlapsTensorScales", [](auto& d) { d.b_scale = at<const float>(3, 299 * 144 + 128); }, "d overlaps b_scale"},
-    {"DOverlapsBias", [](auto& d) { d.bias = at<const void>(3, 64); d.bias_type = FP8KIT_DTYPE_F32; }, "d overlaps bias"},
+    {"DOverlapsA", [](auto& d) { d.op.d = at<void>(1, 299 * 64); }, "d overlaps a"},
+    {"DOverlapsLastExpertOfB", [](auto& d) { d.op.d = at<void>(2, (4 * 65 - 1) * 64); }, "d overlaps b"},
+    {"DOverlapsRowScales", [](auto& d) { d.op.a_scale_mode = FP8KIT_SCALE_ROW; d.op.a_scale = at<const float>(3, 43184); }, "d overlaps a_scale"},
+    {"DOverlapsTensorScales", [](auto& d) { d.op.b_scale = at<const float>(3, 299 * 144 + 128); }, "d overlaps b_scale"},
+    {"DOverlapsBias", [](auto& d) { d.op.bias = at<const void>(3, 64); d.op.bias_type = FP8KIT_DTYPE_F32; }, "d overlaps bias"},
     {"DOverlapsOffs", [](auto& d) { d.offs = at<const int32_t>(3, 4096); }, "d overlaps offs"},
     // A leading dimension of 2^60 makes B span the address space (no overflow).
-    {"HugeLdbOverlapsD", [](auto& d) { d.ldb = 1ll << 60; }, "d overlaps b"},
-    {"MaskedDOverlapsA", [](auto& d) { masked(d); d.d = at<void>(1, (4 * 64 - 1) * 64); }, "d overlaps a"},
+    {"HugeLdbOverlapsD", [](auto& d) { d.op.ldb = 1ll << 60; }, "d overlaps b"},
+    {"MaskedDOverlapsA", [](auto& d) { masked(d); d.op.d = at<void>(1, (4 * 64 - 1) * 64); }, "d overlaps a"},
     {"MaskedDOverlapsCounts", [](auto& d) { masked(d); d.counts = at<const int32_t>(3, (4 * 64 - 1) * 144); }, "d overlaps counts"},
 };
 
@@ -137,12 +138,12 @@ TEST(GroupedValidation, ValidMaskedEveryScaleModeReachesTheDevice) {
   for (const auto& m : modes) {
     fp8kit_grouped_gemm_desc d = valid_desc();
     masked(d);
-    d.a_scale_mode = m[0];
-    d.b_scale_mode = m[1];
-    if (m[0] == FP8KIT_SCALE_NONE) d.a_scale = nullptr;
-    if (m[1] == FP8KIT_SCALE_NONE) d.b_scale = nullptr;
-    d.bias = at<const void>(6);
-    d.bias_type = FP8KIT_DTYPE_BF16;
+    d.op.a_scale_mode = m[0];
+    d.op.b_scale_mode = m[1];
+    if (m[0] == FP8KIT_SCALE_NONE) d.op.a_scale = nullptr;
+    if (m[1] == FP8KIT_SCALE_NONE) d.op.b_scale = nullptr;
+    d.op.bias = at<const void>(6);
+    d.op.bias_type = FP8KIT_DTYPE_BF16;
     SCOPED_TRACE(fp8kit_scale_mode_name(m[0]));
     expect_reaches_device(d, "counts = ");
   }
@@ -173,9 +174,11 @@ TEST(GroupedValidation, BadPathOption) {
 
 TEST(GroupedValidation, BadPathEnvironment) {
   setenv("FP8KIT_PATH", "sm88_magic", 1);
+  fp8kit::reload_environment();
   fp8kit_grouped_gemm_desc d = valid_desc();
   const fp8kit_status s = fp8kit_grouped_gemm(&d, nullptr, nullptr);
   unsetenv("FP8KIT_PATH");
+  fp8kit::reload_environment();
   EXPECT_EQ(s, FP8KIT_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(std::string(fp8kit_last_error()).find("FP8KIT_PATH = 'sm88_magic'"), std::string::npos);
 }

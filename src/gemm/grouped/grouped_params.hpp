@@ -1,18 +1,8 @@
-// The validated grouped problem as kernels receive it (by value), and the
-// grouped path registry. Everything here has passed api/grouped_validate.cpp.
-//
-// A grouped path is registered like a dense one (gemm/dispatch.hpp): where it
-// is preferred, the images it carries, whether it takes the problem, how to
-// launch it, and a probe kernel to ask CUDA whether the device can load it.
+// The validated grouped problem as kernels receive it (by value; everything
+// here has passed api/grouped_validate.cpp). Its paths are registered in
+// gemm/dispatch.hpp.
 #pragma once
 
-#include <string>
-#include <vector>
-
-#include <cuda_runtime_api.h>
-
-#include "arch/config.hpp"
-#include "arch/loader.hpp"
 #include "gemm/gemm_params.hpp"
 
 namespace fp8kit {
@@ -36,23 +26,5 @@ constexpr int64_t grouped_m_slots(const GroupedParams& g, int block_m) {
   return g.layout == FP8KIT_GROUPED_MASKED ? g.experts * ceil_div(g.rows, block_m)
                                            : ceil_div(g.rows, block_m) + g.experts;
 }
-
-struct GroupedPath {
-  fp8kit_path id;
-  const char* name;
-  arch::Range preferred;
-  const std::vector<arch::Image>& (*images)();
-  bool (*accepts)(const GroupedParams& g, const DeviceInfo& dev, std::string* why);
-  cudaError_t (*launch)(const GroupedParams& g, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
-                        const char** kernel_name);
-  const void* (*probe_kernel)();
-};
-
-// Registered grouped paths, in order of preference.
-const std::vector<const GroupedPath*>& grouped_paths();
-
-extern const GroupedPath kSm90WgmmaGroupedPath;
-extern const GroupedPath kSm89MmaGroupedPath;
-extern const GroupedPath kSm75HmmaGroupedPath;
 
 }  // namespace fp8kit

@@ -8,35 +8,31 @@
 
 #include "fp8kit_build_config.hpp"
 #include "gemm/grouped/mma_sync_grouped_launch.cuh"
+#include "gemm/mma_sync_paths.hpp"
 
 namespace fp8kit {
 namespace {
 
 using F = mma_sync::GroupedFamily<mma_sync::Fp8Mma>;
-constexpr fp8kit_dtype E4 = FP8KIT_DTYPE_E4M3, E5 = FP8KIT_DTYPE_E5M2;
-
-const F::Entry kKernels[8] = {
-    F::entry<E4, E4, false>("sm89_grouped_gemm<e4m3,e4m3>"),
-    F::entry<E4, E4, true>("sm89_grouped_gemm<e4m3,e4m3,block>"),
-    F::entry<E4, E5, false>("sm89_grouped_gemm<e4m3,e5m2>"),
-    F::entry<E4, E5, true>("sm89_grouped_gemm<e4m3,e5m2,block>"),
-    F::entry<E5, E4, false>("sm89_grouped_gemm<e5m2,e4m3>"),
-    F::entry<E5, E4, true>("sm89_grouped_gemm<e5m2,e4m3,block>"),
-    F::entry<E5, E5, false>("sm89_grouped_gemm<e5m2,e5m2>"),
-    F::entry<E5, E5, true>("sm89_grouped_gemm<e5m2,e5m2,block>"),
-};
+constexpr const char* kName = "sm89_grouped_gemm";
 
 cudaError_t launch(const GroupedParams& g, const DeviceInfo&, const LaunchEnv&, cudaStream_t stream,
                    const char** name) {
-  return F::launch(g, kKernels, stream, name);
+  return F::launch(kName, g, stream, name);
 }
-
-const void* probe() { return reinterpret_cast<const void*>(kKernels[0].fn); }
 
 }  // namespace
 
 const GroupedPath kSm89MmaGroupedPath{
-    FP8KIT_PATH_SM89_MMA, "sm89_mma", arch::kFp8MmaSync, &build::sm89_images, &F::accepts, &launch, &probe,
+    FP8KIT_PATH_SM89_MMA,
+    arch::kFp8MmaSync,
+    &build::sm89_images,
+    &mma_sync::fp8_tensor_cores,
+    &F::accepts,
+    nullptr,
+    &launch,
+    &F::probe,
+    {mma_sync::kGroupedKernel, mma_sync::kFp8Policy},
 };
 
 }  // namespace fp8kit

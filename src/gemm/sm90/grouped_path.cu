@@ -140,7 +140,8 @@ const void* probe() { return reinterpret_cast<const void*>(kKernels[0][0][0].fn)
 }  // namespace
 
 const GroupedPath kSm90WgmmaGroupedPath{
-    FP8KIT_PATH_SM90_WGMMA, "sm90_wgmma", arch::kHopperWgmma, &build::sm90_images, &accepts, &launch, &probe,
+    FP8KIT_PATH_SM90_WGMMA, arch::kHopperWgmma, &build::sm90_images, &tensor_cores, &accepts, nullptr,
+    &launch,                &probe,             {sm90::kKernelName, sm90::kGroupedKind},
 };
 
 }  // namespace fp8kit

@@ -11,10 +11,10 @@
 #include <atomic>
 #include <climits>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 
 #include "core/dtype.hpp"
+#include "core/environment.hpp"
 #include "fp8kit_build_config.hpp"
 #include "gemm/dispatch.hpp"
 #include "gemm/sm90/dev_api.hpp"
@@ -56,22 +56,6 @@ static_assert(static_cast<int>(Tile::k128x192Block) + 1 == kTiles, "one row of k
 std::atomic<uint64_t> g_smem_set[kTiles][2][2];  // sm90::allow_smem's masks
 std::atomic<int> g_resident_pairs[sm90::kAttrDevices];  // sm90::resident_clusters's answers (2-CTA clusters)
 
-// A development override of the plan's 2-CTA clusters (tests, benchmarks):
-// FP8KIT_SM90_CLUSTER=1 (none), 2 (where legal, the plan's side), 2x / 2y
-// (X / Y shared). Read per call, so that tests can set it; unset or unknown:
-// the plan. Tiles without cluster code and split-K plans keep cluster 1
-// (sm90::cluster_legal).
-sm90::ClusterForce cluster_override() {
-  const char* v = std::getenv("FP8KIT_SM90_CLUSTER");
-  if (v == nullptr) return sm90::ClusterForce::kPlan;
-  const std::string s(v);
-  if (s == "1") return sm90::ClusterForce::kOff;
-  if (s == "2") return sm90::ClusterForce::kOn;
-  if (s == "2x") return sm90::ClusterForce::kShareX;
-  if (s == "2y") return sm90::ClusterForce::kShareY;
-  return sm90::ClusterForce::kPlan;
-}
-
 cudaError_t allow_kernel_smem(const Kernel& kern, int device) {
   const int t = static_cast<int>(&kern - &kKernels[0][0][0]);
   return sm90::allow_smem(reinterpret_cast<const void*>(kern.fn), kern.smem, device, (&g_smem_set[0][0][0])[t]);
@@ -106,7 +90,10 @@ bool accepts(const GemmParams& p, const DeviceInfo& dev, std::string* why) {
 }
 
 sm90::Plan plan_of(const GemmParams& p, const DeviceInfo& dev, size_t workspace_available) {
-  return sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, workspace_available, cluster_override(),
+  // FP8KIT_SM90_CLUSTER (core/environment.hpp) overrides the plan's 2-CTA
+  // clusters for tests and benchmarks; tiles without cluster code and split-K
+  // plans keep cluster 1 (sm90::cluster_legal).
+  return sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, workspace_available, environment().sm90_cluster,
                          sm90::cluster_fit(dev));
 }
 
@@ -229,8 +216,8 @@ const void* probe() { return reinterpret_cast<const void*>(kKernels[0][0][0].fn)
 }  // namespace
 
 const GemmPath kSm90WgmmaPath{
-    FP8KIT_PATH_SM90_WGMMA, "sm90_wgmma", arch::kHopperWgmma, &build::sm90_images, &tensor_cores, &accepts,
-    &workspace_size,        &launch,      &probe,
+    FP8KIT_PATH_SM90_WGMMA, arch::kHopperWgmma, &build::sm90_images, &tensor_cores, &accepts, &workspace_size,
+    &launch,                &probe,             {sm90::kKernelName, sm90::kDenseKind},
 };
 
 }  // namespace fp8kit

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/environment.hpp"
 #include "core/math.hpp"
 #include "gemm/gemm_params.hpp"
 #include "gemm/sm90/tile_config.hpp"
@@ -243,7 +244,9 @@ inline Plan with_wide_n(const Plan& chosen, int m, int n, int k, bool block_scal
 // the tiles compiled with clusters (tile_has_clusters: the 256 x 128 block
 // tile), without split-K; a pair's second tile past the edge is a pad unit
 // that repeats the first (odd tile counts).
-enum class ClusterForce { kPlan, kOff, kOn, kShareX, kShareY };
+// A development override of the plan's clusters: FP8KIT_SM90_CLUSTER
+// (core/environment.hpp).
+using ClusterForce = ClusterOverride;
 
 inline bool cluster_legal(const Plan& pl, int sm_count) {
   return tile_has_clusters(pl.tile) && pl.splits == 1 && sm_count >= 2;

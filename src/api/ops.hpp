@@ -1,0 +1,86 @@
+// The problem kinds of the C API as the pipeline (api/pipeline.hpp) takes
+// them: per descriptor type, the kernels' problem, the entry's name, whether
+// a forced path applies, the validation and the pointers the device must be
+// able to read.
+#pragma once
+
+#include <array>
+
+#include "api/pipeline.hpp"
+#include "api/versioned.hpp"
+#include "core/device.hpp"
+#include "fp8kit/fp8kit.h"
+#include "gemm/gemm_params.hpp"
+#include "gemm/grouped/grouped_params.hpp"
+#include "quant/quantize_params.hpp"
+
+namespace fp8kit {
+
+fp8kit_status validate_gemm(const fp8kit_gemm_desc& d, GemmParams* params);
+fp8kit_status validate_grouped(const fp8kit_grouped_gemm_desc& d, GroupedParams* g);
+fp8kit_status validate_quantize(const fp8kit_quantize_desc& d, QuantizeParams* q);
+
+template <>
+struct Op<fp8kit_gemm_desc> {
+  using Problem = GemmParams;
+  static constexpr const char* kEntry = "fp8kit_gemm";
+  static constexpr const char* kWhat = "GEMM";
+  static constexpr bool kTakesPath = true;
+  static fp8kit_status validate(const fp8kit_gemm_desc& in, GemmParams* p) {
+    fp8kit_gemm_desc d;
+    FP8KIT_RETURN_IF_FAILED(read_versioned(&in, &d));
+    return validate_gemm(d, p);
+  }
+  static std::array<NamedPointer, 7> pointers(const GemmParams& p, const fp8kit_gemm_options& o) {
+    return {{{"a", p.a},
+             {"b", p.b},
+             {"d", p.d},
+             {"a_scale", p.a_scale},
+             {"b_scale", p.b_scale},
+             {"bias", p.bias},
+             {"options->workspace", o.workspace}}};
+  }
+};
+
+template <>
+struct Op<fp8kit_grouped_gemm_desc> {
+  using Problem = GroupedParams;
+  static constexpr const char* kEntry = "fp8kit_grouped_gemm";
+  static constexpr const char* kWhat = "grouped GEMM";
+  static constexpr bool kTakesPath = true;
+  static fp8kit_status validate(const fp8kit_grouped_gemm_desc& in, GroupedParams* g) {
+    fp8kit_grouped_gemm_desc d;
+    FP8KIT_RETURN_IF_FAILED(read_versioned(&in, &d));
+    return validate_grouped(d, g);
+  }
+  static std::array<NamedPointer, 7> pointers(const GroupedParams& g, const fp8kit_gemm_options&) {
+    const GemmParams& p = g.dense;
+    return {{{g.layout == FP8KIT_GROUPED_MASKED ? "counts" : "offs", g.groups},
+             {"a", p.a},
+             {"b", p.b},
+             {"d", p.d},
+             {"a_scale", p.a_scale},
+             {"b_scale", p.b_scale},
+             {"bias", p.bias}}};
+  }
+};
+
+// Quantisation takes no options: the defaults and the environment's
+// FP8KIT_CHECKED; it has one path.
+template <>
+struct Op<fp8kit_quantize_desc> {
+  using Problem = QuantizeParams;
+  static constexpr const char* kEntry = "fp8kit_quantize";
+  static constexpr const char* kWhat = "quantisation";
+  static constexpr bool kTakesPath = false;
+  static fp8kit_status validate(const fp8kit_quantize_desc& in, QuantizeParams* q) {
+    fp8kit_quantize_desc d;
+    FP8KIT_RETURN_IF_FAILED(read_versioned(&in, &d));
+    return validate_quantize(d, q);
+  }
+  static std::array<NamedPointer, 4> pointers(const QuantizeParams& q, const fp8kit_gemm_options&) {
+    return {{{"x", q.kernel.x}, {"q", q.kernel.q}, {"scale", q.kernel.scale}, {"rms_weight", q.kernel.rms_weight}}};
+  }
+};
+
+}  // namespace fp8kit

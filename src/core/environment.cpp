@@ -1,0 +1,54 @@
+#include "core/environment.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "core/enums.hpp"
+
+namespace fp8kit {
+namespace {
+
+bool is_one(const char* name) {
+  const char* v = std::getenv(name);
+  return v && std::strcmp(v, "1") == 0;
+}
+
+ClusterOverride cluster_from(const char* v) {
+  if (v == nullptr) return ClusterOverride::kPlan;
+  if (std::strcmp(v, "1") == 0) return ClusterOverride::kOff;
+  if (std::strcmp(v, "2") == 0) return ClusterOverride::kOn;
+  if (std::strcmp(v, "2x") == 0) return ClusterOverride::kShareX;
+  if (std::strcmp(v, "2y") == 0) return ClusterOverride::kShareY;
+  return ClusterOverride::kPlan;
+}
+
+Environment read() {
+  Environment env;
+  if (const char* p = std::getenv("FP8KIT_PATH"); p && *p) {
+    env.path_text = p;
+    env.path_valid = path_of_name(p, &env.path);
+  }
+  env.checked = is_one("FP8KIT_CHECKED");
+  env.programmatic_launch = is_one("FP8KIT_PDL");
+  env.sm90_cluster = cluster_from(std::getenv("FP8KIT_SM90_CLUSTER"));
+  if (const char* t = std::getenv("FP8KIT_MMA_SYNC_TILE")) env.mma_sync_tile = t;
+  return env;
+}
+
+Environment g_env;
+std::once_flag g_once;
+
+}  // namespace
+
+const Environment& environment() {
+  std::call_once(g_once, [] { g_env = read(); });
+  return g_env;
+}
+
+void reload_environment() {
+  environment();
+  g_env = read();
+}
+
+}  // namespace fp8kit

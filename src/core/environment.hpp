@@ -1,0 +1,36 @@
+// The environment variables fp8kit reads, parsed in one place, once per
+// process (at the first call that asks): README "Environment" lists them.
+// Development overrides (FP8KIT_SM90_CLUSTER, FP8KIT_MMA_SYNC_TILE) are
+// carried as parsed values for the paths that honour them.
+#pragma once
+
+#include <string>
+
+#include "fp8kit/fp8kit.h"
+
+namespace fp8kit {
+
+// FP8KIT_SM90_CLUSTER: 1 (no clusters), 2 (where legal, the plan's side),
+// 2x / 2y (X / Y shared); unset or anything else: the plan's choice.
+enum class ClusterOverride { kPlan, kOff, kOn, kShareX, kShareY };
+
+struct Environment {
+  // FP8KIT_PATH: a path name, or unset / empty (AUTO). `path_text` keeps an
+  // unparsable value for the message that refuses it.
+  bool path_valid = true;
+  fp8kit_path path = FP8KIT_PATH_AUTO;
+  std::string path_text;
+  bool checked = false;              // FP8KIT_CHECKED=1
+  bool programmatic_launch = false;  // FP8KIT_PDL=1
+  ClusterOverride sm90_cluster = ClusterOverride::kPlan;
+  std::string mma_sync_tile;  // FP8KIT_MMA_SYNC_TILE: a portable tile's name, or empty
+};
+
+// The process's environment as fp8kit reads it (read at the first call).
+const Environment& environment();
+
+// Reads the environment again: for tests that set variables while running.
+// Not safe while another thread is inside fp8kit.
+void reload_environment();
+
+}  // namespace fp8kit
