@@ -1,4 +1,4 @@
-// fp8kit_bench: fp8kit against cuBLASLt on the LLM GEMM suite (issue 3).
+// fp8kit_bench: fp8kit against cuBLASLt on the LLM GEMM suite.
 //
 // For each shape of bench/shapes.json and each scale mode, both libraries run
 // on the same random FP8 inputs in this process; each output is sample-checked

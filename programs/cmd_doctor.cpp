@@ -1,17 +1,23 @@
 // fp8kit doctor: the main job. `info`, then on each GPU a checked GEMM per
 // scale mode through the path AUTO picks and through every other path that
-// can run there; without a GPU, an audit of the kernels this very binary
-// carries (every FP8 GEMM image real code, none a trap stub or missing).
+// can run there; without a GPU, an audit of every kernel this very binary
+// carries, attributed to the library's kernel families (no trap stub, empty
+// body or missing image, no kernel without a family, no family without one).
 #include <CLI/CLI.hpp>
 
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
 #include <cstring>
 #include <string>
 #include <memory>
 
+#include "api/kernel_catalog.hpp"
 #include "audit/audit.hpp"
+#include "audit/families.hpp"
 #include "cli.hpp"
 #include "cmd_info.hpp"
 #include "core/enums.hpp"
@@ -33,7 +39,6 @@ constexpr const char* kRunHint =
 constexpr int64_t kM = 333, kN = 1000, kK = 272;
 constexpr int64_t kTimedSize = 4096;
 constexpr int kTimedIters = 20;
-const char* const kSelfKernels = "fp8_gemm";
 
 // Whether this build has GEMM kernels of the path named `name`:
 // fp8kit_build_targets lists "name: its targets;" for every GEMM path.
@@ -83,14 +88,32 @@ nlohmann::json check_gpus(const std::vector<DeviceInfo>& gpus) {
   return out;
 }
 
+// The library's kernel families (api/kernel_catalog.hpp) as the audit
+// attributes them: "GEMM sm89_mma", matched by the kernels' names.
+std::vector<audit::KernelFamily> shipped_families() {
+  std::vector<audit::KernelFamily> out;
+  for (const KernelFamilyEntry& e : kernel_catalog())
+    if (!e.images->empty())
+      out.push_back({std::string(e.kind) + " " + e.path, e.kernels.function, e.kernels.policy ? e.kernels.policy : ""});
+  return out;
+}
+
+// Every kernel this binary carries, whatever its name, on every released GPU
+// and an SM12x minor nobody has seen; each attributed to its family of the
+// library's registry. Fails on a trap stub, an empty body or a missing image
+// anywhere, on a kernel of fp8kit's namespace no family claims, and on a
+// family with no kernel in the binary.
 nlohmann::json self_audit() {
+  constexpr int kUnseenSm12x = 123;  // the family image must load on it
   audit::AuditOptions opt;
   opt.gpus = audit::default_gpus();
-  opt.gpus.push_back(123);  // an unknown SM12x minor: must still load the family's image
-  opt.kernel_regex = kSelfKernels;
+  opt.gpus.push_back(kUnseenSm12x);
+  opt.keep_records = true;
   const audit::AuditReport rep = audit::audit_files({"/proc/self/exe"}, opt);
-  nlohmann::json j{{"gpus", nlohmann::json::array()}, {"offenders", nlohmann::json::array()},
-                   {"errors", nlohmann::json::array()}};
+  const audit::FamilyAudit fam = audit::attribute_families(rep, shipped_families(), "fp8kit::");
+  nlohmann::json j{{"gpus", nlohmann::json::array()},      {"families", nlohmann::json::array()},
+                   {"offenders", nlohmann::json::array()}, {"errors", nlohmann::json::array()},
+                   {"unattributed", fam.unattributed},     {"families_without_kernels", fam.empty}};
   for (const auto& s : rep.per_gpu)
     j["gpus"].push_back({{"gpu", audit::capability_name(s.gpu)},
                          {"kernels", s.kernels},
@@ -101,12 +124,66 @@ nlohmann::json self_audit() {
                          {"missing", s.missing},
                          {"tensor_cores_native", s.tc_native},
                          {"tensor_cores_emulated", s.tc_emulated}});
+  for (const audit::FamilyTally& t : fam.tallies)
+    j["families"].push_back({{"family", t.family},
+                             {"gpu", audit::capability_name(t.gpu)},
+                             {"kernels", t.kernels},
+                             {"sass", t.sass},
+                             {"jit", t.jit},
+                             {"trap", t.trap},
+                             {"empty", t.empty},
+                             {"missing", t.missing},
+                             {"not_built", t.not_built},
+                             {"tensor_ops", audit::tensor_ops_names(t.tensor_ops)}});
   for (const auto& o : rep.offenders)
     j["offenders"].push_back(
         {{"kernel", o.demangled}, {"gpu", audit::capability_name(o.gpu)}, {"outcome", audit::outcome_name(o.outcome)}});
   for (const auto& e : rep.errors) j["errors"].push_back(e.where + ": " + e.message);
-  j["ok"] = !rep.has_findings() && rep.errors.empty() && !rep.per_gpu.empty() && rep.per_gpu.front().kernels > 0;
+  j["ok"] = fam.ok() && rep.offenders.empty() && rep.errors.empty();
   return j;
+}
+
+// One row per family: per GPU the kernels that load as SASS ("16"), as JIT
+// ("16j"), none built there ("-"), or trap / empty / missing ones ("3T").
+void print_families(const nlohmann::json& a) {
+  std::vector<std::string> gpus;
+  for (const auto& g : a["gpus"]) gpus.push_back(g["gpu"].get<std::string>());
+  std::printf("\nSelf-audit, kernels per family of the library's registry and per GPU (S: SASS, j: JIT):\n");
+  std::printf("  %-26s", "family");
+  for (const auto& g : gpus) std::printf(" %5s", g.c_str());
+  std::printf("  tensor ops\n");
+  std::string current;
+  std::map<std::string, std::string> cells;
+  std::set<std::string> ops;  // the family's tensor-core instructions over its SASS images
+  auto flush = [&] {
+    if (current.empty()) return;
+    std::printf("  %-26s", current.c_str());
+    for (const auto& g : gpus) std::printf(" %5s", cells.count(g) ? cells[g].c_str() : "?");
+    std::string names;
+    for (const std::string& o : ops) names += (names.empty() ? "" : " ") + o;
+    std::printf("  %s\n", names.c_str());
+    cells.clear();
+    ops.clear();
+  };
+  for (const auto& t : a["families"]) {
+    const std::string family = t["family"].get<std::string>();
+    if (family != current) flush(), current = family;
+    const size_t bad = t["trap"].get<size_t>() + t["empty"].get<size_t>() + t["missing"].get<size_t>();
+    const size_t sass = t["sass"].get<size_t>(), jit = t["jit"].get<size_t>();
+    std::string cell = bad ? std::to_string(bad) + "!" : sass ? std::to_string(sass) : jit ? std::to_string(jit) + "j" : "-";
+    cells[t["gpu"].get<std::string>()] = cell;
+    std::istringstream words(t["tensor_ops"].get<std::string>());  // "HMMA,QMMA"
+    for (std::string w; std::getline(words, w, ',');)
+      if (!w.empty()) ops.insert(w);
+  }
+  flush();
+  for (const auto& k : a["unattributed"]) std::printf("  NO FAMILY %s\n", k.get<std::string>().c_str());
+  for (const auto& f : a["families_without_kernels"])
+    std::printf("  NO KERNELS for family %s in this binary\n", f.get<std::string>().c_str());
+  for (const auto& o : a["offenders"])
+    std::printf("  OFFENDER %s on %s: %s\n", o["kernel"].get<std::string>().c_str(), o["gpu"].get<std::string>().c_str(),
+                o["outcome"].get<std::string>().c_str());
+  for (const auto& e : a["errors"]) std::printf("  ERROR %s\n", e.get<std::string>().c_str());
 }
 
 int execute(bool json) {
@@ -149,19 +226,7 @@ int execute(bool json) {
       }
     }
   } else {
-    const auto& a = j["self_audit"];
-    std::printf("\nSelf-audit of this binary's FP8 GEMM kernels, per GPU (image the driver would load):\n");
-    std::printf("  %-6s %8s %6s %5s %5s %6s %8s %7s %9s\n", "gpu", "kernels", "sass", "jit", "trap", "empty", "missing",
-                "native", "emulated");
-    for (const auto& g : a["gpus"])
-      std::printf("  %-6s %8zu %6zu %5zu %5zu %6zu %8zu %7zu %9zu\n", g["gpu"].get<std::string>().c_str(),
-                  g["kernels"].get<size_t>(), g["sass"].get<size_t>(), g["jit"].get<size_t>(), g["trap"].get<size_t>(),
-                  g["empty"].get<size_t>(), g["missing"].get<size_t>(), g["tensor_cores_native"].get<size_t>(),
-                  g["tensor_cores_emulated"].get<size_t>());
-    for (const auto& o : a["offenders"])
-      std::printf("  OFFENDER %s on %s: %s\n", o["kernel"].get<std::string>().c_str(),
-                  o["gpu"].get<std::string>().c_str(), o["outcome"].get<std::string>().c_str());
-    for (const auto& e : a["errors"]) std::printf("  ERROR %s\n", e.get<std::string>().c_str());
+    print_families(j["self_audit"]);
   }
   std::printf("\n%s\n", ok ? "doctor: all checks passed" : "doctor: PROBLEMS FOUND (see above)");
   std::printf("%s\n", kRunHint);

@@ -1,5 +1,7 @@
 #include "devices.hpp"
 
+#include "arch/config.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include "tools/scale_configs.hpp"
@@ -52,9 +54,16 @@ nlohmann::json paths_for(int major, int minor) {
   return rows;
 }
 
+// Every released capability (arch/config.hpp), then two nobody has seen: an
+// unknown 12.x minor (the family image must load) and the next major (PTX).
 const std::vector<std::pair<int, int>>& showcase_capabilities() {
-  static const std::vector<std::pair<int, int>> v{{7, 0},  {7, 5},  {8, 0},  {8, 6},  {8, 7},  {8, 9},  {9, 0},
-                                                  {10, 0}, {10, 3}, {11, 0}, {12, 0}, {12, 1}, {12, 3}, {13, 0}};
+  static const std::vector<std::pair<int, int>> v = [] {
+    constexpr int kUnseen[] = {123, 130};
+    std::vector<std::pair<int, int>> caps;
+    for (int c : arch::kReleasedCapabilities) caps.emplace_back(c / 10, c % 10);
+    for (int c : kUnseen) caps.emplace_back(c / 10, c % 10);
+    return caps;
+  }();
   return v;
 }
 

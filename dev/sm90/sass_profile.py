@@ -5,8 +5,9 @@ object, to compare two builds of the kernel (a refactor must not move them).
   sass_profile.py OBJECT > profile.txt      ($CUOBJDUMP, cuobjdump on PATH, or the nvidia wheel's)
   diff before.txt after.txt
 
-A kernel is named by its template arguments (tile index, X type, Y type), so
-renamed types and argument structs still line up. An instruction class is
+A kernel is named by its template arguments (shape name from the tile table,
+problem kind, X type, Y type), so renamed types and argument structs still
+line up. An instruction class is
 the opcode without its modifiers (QGMMA, LDS, BAR, ...)."""
 import collections
 import glob
@@ -17,20 +18,28 @@ import re
 import subprocess
 import sys
 
-# fp8kit::sm90::Tile in order (tile_config.hpp): the dense tiles, then the grouped ones.
-TILES = ["128x128", "128x128,block", "128x64,swap", "128x64,swap,block", "256x128", "256x128,block", "128x192",
-         "128x192,block", "grouped,128x128", "grouped,128x128,block", "grouped,128x64,swap",
-         "grouped,128x64,swap,block", "grouped,128x16,swap"]
 FP8 = {"0": "e4m3", "1": "e5m2"}
-# _ZN...sm90_fp8_gemm_kernelILNS0_4TileE<t>EL12fp8kit_dtype<x>ELS3_<y>EE...
-KERNEL = re.compile(r"sm90_fp8_gemm_kernelILN\w+?TileE(\d+)EL12fp8kit_dtype(\d)ELS\d_(\d)EE")
+# _ZN...sm90_fp8_gemm_kernelINS0_10TileConfigILNS0_5ShapeE<s>ELNS0_4KindE<k>EEEL12fp8kit_dtype<x>ELS6_<y>EE...
+KERNEL = re.compile(r"sm90_fp8_gemm_kernelI\w+?ShapeE(\d+)E\w+?KindE(\d)EEEL12fp8kit_dtype(\d)ELS\d_(\d)EE")
+TILE_TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "gemm", "sm90", "tile_config.hpp")
+
+
+def shape_names():
+    """The shapes' names in Shape order, from the tile table (tile_config.hpp's kShapes)."""
+    text = open(TILE_TABLE).read()
+    return re.findall(r'\{Shape::k\w+,\s*"([^"]+)"', text)
+
+
+SHAPES = shape_names()
 
 
 def kernel_label(mangled):
+    """<shape,x,y> for a dense kernel, <grouped,shape,x,y> for a grouped one."""
     m = KERNEL.search(mangled)
     if not m:
         return mangled
-    return f"<{TILES[int(m.group(1))]},{FP8[m.group(2)]},{FP8[m.group(3)]}>"
+    kind = "grouped," if m.group(2) == "1" else ""
+    return f"<{kind}{SHAPES[int(m.group(1))]},{FP8[m.group(3)]},{FP8[m.group(4)]}>"
 
 
 def cuobjdump():

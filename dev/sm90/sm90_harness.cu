@@ -57,13 +57,13 @@ DeviceInfo device_info() {
 // The path's view of a public descriptor (the library validated the same
 // descriptors in the plain runs; the harness builds only valid ones).
 GemmParams params_of(const fp8kit_gemm_desc& d) {
-  GemmParams p = operand_params(d);
+  GemmParams p = operand_params(d.op, d.n, d.k);
   p.m = static_cast<int>(d.m);
   return p;
 }
 
 struct Forced {
-  sm90::Tile tile;
+  sm90::Shape shape;
   int splits;
   bool workspace = true;
 };
@@ -96,7 +96,7 @@ void run(const ref::GemmCase& c, const DeviceInfo& dev, void* ws, const Forced* 
   env.workspace = forced->workspace ? ws : nullptr;
   env.workspace_size = forced->workspace ? kWorkspace : 0;
   env.workspace_zeroed = forced->workspace;  // zeroed by zero_fill(), left so by every run
-  const sm90::Plan pl = sm90::plan_for(forced->tile, forced->splits, p.m, p.n, p.k, dev.sm_count,
+  const sm90::Plan pl = sm90::plan_for(forced->shape, forced->splits, p.m, p.n, p.k, dev.sm_count,
                                        env.workspace_size);
   const char* kernel = "";
   HARNESS_CUDA(sm90::launch_plan(p, dev, env, nullptr, pl, &kernel));
@@ -134,18 +134,18 @@ int sanitize() {
   zero_fill(ws);
   std::mt19937_64 rng(777);
   Tally tally;
-  struct TileCase { sm90::Tile tile; bool block; int64_t m, n, k; };
+  struct TileCase { sm90::Shape shape; bool block; int64_t m, n, k; };
   const TileCase tiles[] = {
-      {sm90::Tile::k128x64Swap, false, 17, 600, 4160}, {sm90::Tile::k128x64SwapBlock, true, 17, 600, 4160},
-      {sm90::Tile::k128x128, false, 200, 300, 1040},   {sm90::Tile::k128x128Block, true, 200, 300, 1040},
-      {sm90::Tile::k256x128, false, 300, 520, 1040},   {sm90::Tile::k256x128Block, true, 300, 520, 1040},
-      {sm90::Tile::k128x192, false, 200, 500, 1040},   {sm90::Tile::k128x192Block, true, 200, 500, 1040}};
+      {sm90::Shape::k128x64Swap, false, 17, 600, 4160}, {sm90::Shape::k128x64SwapBlock, true, 17, 600, 4160},
+      {sm90::Shape::k128x128, false, 200, 300, 1040},   {sm90::Shape::k128x128Block, true, 200, 300, 1040},
+      {sm90::Shape::k256x128, false, 300, 520, 1040},   {sm90::Shape::k256x128Block, true, 300, 520, 1040},
+      {sm90::Shape::k128x192, false, 200, 500, 1040},   {sm90::Shape::k128x192Block, true, 200, 500, 1040}};
   int rot = 0;
   for (const TileCase& t : tiles)
     for (int splits : {1, 2}) {
       const ref::GemmCase c = t.block ? make_case(t.m, t.n, t.k, rot++, FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK)
                                     : make_case(t.m, t.n, t.k, rot++, FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL);
-      const Forced f{t.tile, splits};
+      const Forced f{t.shape, splits};
       run(c, dev, ws.get(), &f, rng, tally);
     }
   // The plan's own choices on a tiny and a decode split-K shape.
@@ -182,12 +182,12 @@ int check(bool quick) {
   for (int block = 0; block < 2; ++block)
     for (int splits : {2, 3}) {
       const auto am = block ? FP8KIT_SCALE_BLOCK : FP8KIT_SCALE_ROW, bm = block ? FP8KIT_SCALE_BLOCK : FP8KIT_SCALE_COL;
-      const Forced f{block ? sm90::Tile::k256x128Block : sm90::Tile::k256x128, splits};
+      const Forced f{block ? sm90::Shape::k256x128Block : sm90::Shape::k256x128, splits};
       run(make_case(1000, 2100, 1040, rot++, am, bm), dev, ws.get(), &f, rng, tally);
-      const Forced n{block ? sm90::Tile::k128x192Block : sm90::Tile::k128x192, splits};
+      const Forced n{block ? sm90::Shape::k128x192Block : sm90::Shape::k128x192, splits};
       run(make_case(1000, 2100, 1040, rot++, am, bm), dev, ws.get(), &n, rng, tally);
     }
-  const Forced no_ws{sm90::Tile::k128x64Swap, 2, false};
+  const Forced no_ws{sm90::Shape::k128x64Swap, 2, false};
   run(make_case(5, 300, 8320, 0, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR), dev, ws.get(), &no_ws, rng, tally);
   return tally.finish("check");
 }
@@ -264,17 +264,17 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, const
   std::vector<sm90::Plan> plans{chosen};
   if (sweep) {
     plans.clear();
-    std::vector<sm90::Tile> tiles{block ? sm90::Tile::k128x128Block : sm90::Tile::k128x128,
-                                  block ? sm90::Tile::k256x128Block : sm90::Tile::k256x128,
-                                  block ? sm90::Tile::k128x192Block : sm90::Tile::k128x192};
-    if (chosen.swap) tiles = {chosen.tile};
-    for (sm90::Tile t : tiles)
+    std::vector<sm90::Shape> tiles{block ? sm90::Shape::k128x128Block : sm90::Shape::k128x128,
+                                  block ? sm90::Shape::k256x128Block : sm90::Shape::k256x128,
+                                  block ? sm90::Shape::k128x192Block : sm90::Shape::k128x192};
+    if (chosen.swap) tiles = {chosen.shape};
+    for (sm90::Shape t : tiles)
       for (int splits : {1, 2, 3, 4, 6, 8, 12, 16}) {
         const sm90::Plan pl = sm90::plan_for(t, splits, p.m, p.n, p.k, dev.sm_count, kWorkspace);
         if (pl.splits == splits) plans.push_back(pl);
       }
     // Cluster splits (cluster_split.cuh) that run in one wave.
-    for (sm90::Tile t : tiles)
+    for (sm90::Shape t : tiles)
       for (int s = 2; s <= sm90::kMaxClusterSplit; ++s) {
         const sm90::Plan pl = sm90::cluster_split_plan(t, s, p.m, p.n, p.k, dev.sm_count);
         if (pl.cluster_splits == s && pl.grid <= fit.ctas[s] && (s - 1) * pl.kb_per_split < pl.k_blocks)
@@ -289,7 +289,7 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, const
       p.b = static_cast<const uint8_t*>(B.get()) + static_cast<size_t>(i % sets) * n * k;
       HARNESS_CUDA(sm90::launch_plan(p, dev, env, nullptr, pl, &kernel));
     });
-    const bool is_plan = pl.tile == chosen.tile && pl.splits == chosen.splits && pl.cluster == chosen.cluster &&
+    const bool is_plan = pl.shape == chosen.shape && pl.splits == chosen.splits && pl.cluster == chosen.cluster &&
                          pl.cluster_splits == chosen.cluster_splits;
     std::printf("%-7s %5lld %6lld %6lld %-22s splits %2d%s units %5d %9.1f us %7.1f TFLOP/s %7.1f GB/s%s\n",
                 fp8bench::mode_name(mode), static_cast<long long>(m), static_cast<long long>(n),

@@ -12,15 +12,19 @@ signatures (cutlass_scaled_mm, scaled_fp8_quant, per_token_group_quant_fp8).
 Errors raise fp8kit.Error naming the argument. docs/python.md has the details.
 
 The library is the libfp8kit.so bundled in this package (pip install), else
-$FP8KIT_LIBRARY, else a source tree's build/src, else the loader's search path.
-Importing fp8kit does not import torch; its torch parts load on first use.
+$FP8KIT_LIBRARY, else a source tree's build/src, else the loader's search path;
+it must be this package's version (fp8kit.Error otherwise, naming both).
+`fp8kit.configure(path=..., programmatic_launch=...)` sets the options of every
+later call; each GEMM call lends fp8kit the workspace it asks for (split-K) from
+PyTorch's caching allocator. Importing fp8kit does not import torch; its torch
+parts load on first use.
 """
 
-from ._lib import Error, build_targets, library_path
+from ._lib import Error, build_targets, choose_path, configure, library_path
+from ._version import __version__
 
-__version__ = "0.1.0"
-__all__ = ["Error", "scaled_mm", "quantize", "grouped_mm", "library_path", "build_targets", "ops", "compat",
-           "__version__"]
+__all__ = ["Error", "scaled_mm", "quantize", "grouped_mm", "configure", "choose_path", "library_path",
+           "build_targets", "ops", "compat", "__version__"]
 
 _LAZY = {"scaled_mm": "ops", "quantize": "ops", "grouped_mm": "ops", "ops": None, "compat": None}
 

@@ -77,12 +77,27 @@ def gemm_into(out, a, b, scale_a, scale_b, bias, names=NAMES, fresh=False):
     if m == 0 or n == 0:
         return out
     target = out if fresh or T.output_ready(out) else T.padded_empty(m, n, out.dtype, out.device)
-    T.run_on(dev, _lib.gemm, m, n, k, a.data_ptr(), lda, a_type, b.data_ptr(), ldb, b_type,
-             target.data_ptr(), target.stride(0), d_type, a_mode, sa.data_ptr(), b_mode, sb.data_ptr(),
-             bias_ptr, bias_type, T.stream(dev))
+    desc = _lib.gemm_desc(m, n, k, a.data_ptr(), lda, a_type, b.data_ptr(), ldb, b_type, target.data_ptr(),
+                          target.stride(0), d_type, a_mode, sa.data_ptr(), b_mode, sb.data_ptr(), bias_ptr,
+                          bias_type)
+    T.run_on(dev, _run, desc, (m, n, k, a_mode == _lib.SCALE_BLOCK, dev), dev)
     if target is not out:
         out.copy_(target)
     return out
+
+
+def _run(desc, key, dev):
+    """fp8kit_gemm of a packed descriptor on the current stream, lending it the
+    workspace its plan asks for (split-K: decode shapes on Hopper) from PyTorch's
+    caching allocator on that stream, which CUDA-graph capture also serves. The
+    workspace is fresh memory, so fp8kit zeroes its split-K counters itself."""
+    nbytes = _lib.workspace_bytes(desc, key)
+    stream = T.stream(dev)
+    if nbytes == 0:
+        _lib.gemm(desc, 0, 0, stream)
+        return
+    workspace = torch.empty(nbytes, dtype=torch.uint8, device=torch.device("cuda", dev))
+    _lib.gemm(desc, workspace.data_ptr(), nbytes, stream)
 
 
 def scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=torch.bfloat16):

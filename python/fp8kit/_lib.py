@@ -2,10 +2,13 @@
 
 Nothing here imports torch: `import fp8kit` and `fp8kit.Error` work without it.
 
-Descriptors are packed with `struct` into one bytes object per call (the layout of
-`fp8kit_gemm_desc` / `fp8kit_quantize_desc` / `fp8kit_grouped_gemm_desc` in include/fp8kit/fp8kit.h, checked
-against the ctypes mirrors below by tests/python/test_package.py): one allocation,
-no ctypes Structure built per call, and nothing shared between threads.
+Descriptors and options are packed with `struct` into one bytes object each per
+call (the layouts of include/fp8kit/fp8kit.h, LAYOUTS below, checked against the
+build's own account of the header by tests/python/test_package.py): no ctypes
+Structure built per call, and nothing shared between threads.
+
+The library must be this package's version (fp8kit_version()): a mismatched
+libfp8kit.so is refused when it loads, naming both versions.
 """
 
 import ctypes
@@ -13,8 +16,11 @@ import os
 import struct
 from pathlib import Path
 
+from ._version import __version__
+
 # fp8kit.h enums.
 DTYPE_E4M3, DTYPE_E5M2, DTYPE_BF16, DTYPE_F16, DTYPE_F32 = range(5)
+PATHS = {"auto": 0, "sm90_wgmma": 1, "sm89_mma": 2, "sm75_hmma": 3, "sm120_mma": 4, "cuda_cores": 5}
 SCALE_NONE, SCALE_TENSOR, SCALE_ROW, SCALE_COL, SCALE_BLOCK = range(5)
 GROUPED_CONTIGUOUS, GROUPED_MASKED = range(2)
 STATUS_SUCCESS, STATUS_INVALID_ARGUMENT, STATUS_UNSUPPORTED, STATUS_CUDA_ERROR, STATUS_INTERNAL_ERROR = range(5)
@@ -44,49 +50,27 @@ def invalid(message):
     return Error(STATUS_INVALID_ARGUMENT, message)
 
 
-class GemmDesc(ctypes.Structure):
-    """Mirror of fp8kit_gemm_desc; the per-call path packs GEMM_FORMAT instead."""
-
-    _fields_ = [("m", ctypes.c_int64), ("n", ctypes.c_int64), ("k", ctypes.c_int64),
-                ("a", ctypes.c_void_p), ("lda", ctypes.c_int64), ("a_type", ctypes.c_int),
-                ("b", ctypes.c_void_p), ("ldb", ctypes.c_int64), ("b_type", ctypes.c_int),
-                ("d", ctypes.c_void_p), ("ldd", ctypes.c_int64), ("d_type", ctypes.c_int),
-                ("a_scale_mode", ctypes.c_int), ("a_scale", ctypes.c_void_p),
-                ("b_scale_mode", ctypes.c_int), ("b_scale", ctypes.c_void_p),
-                ("bias", ctypes.c_void_p), ("bias_type", ctypes.c_int)]
-
-
-class QuantizeDesc(ctypes.Structure):
-    """Mirror of fp8kit_quantize_desc; the per-call path packs QUANTIZE_FORMAT instead."""
-
-    _fields_ = [("m", ctypes.c_int64), ("k", ctypes.c_int64),
-                ("x", ctypes.c_void_p), ("ldx", ctypes.c_int64), ("x_type", ctypes.c_int),
-                ("q", ctypes.c_void_p), ("ldq", ctypes.c_int64), ("q_type", ctypes.c_int),
-                ("mode", ctypes.c_int), ("scale", ctypes.c_void_p),
-                ("rms_weight", ctypes.c_void_p), ("eps", ctypes.c_float)]
-
-
-class GroupedDesc(ctypes.Structure):
-    """Mirror of fp8kit_grouped_gemm_desc; the per-call path packs GROUPED_FORMAT instead."""
-
-    _fields_ = [("layout", ctypes.c_int), ("experts", ctypes.c_int64), ("rows", ctypes.c_int64),
-                ("n", ctypes.c_int64), ("k", ctypes.c_int64),
-                ("offs", ctypes.c_void_p), ("counts", ctypes.c_void_p),
-                ("a", ctypes.c_void_p), ("lda", ctypes.c_int64), ("a_type", ctypes.c_int),
-                ("b", ctypes.c_void_p), ("ldb", ctypes.c_int64), ("b_type", ctypes.c_int),
-                ("d", ctypes.c_void_p), ("ldd", ctypes.c_int64), ("d_type", ctypes.c_int),
-                ("a_scale_mode", ctypes.c_int), ("a_scale", ctypes.c_void_p),
-                ("b_scale_mode", ctypes.c_int), ("b_scale", ctypes.c_void_p),
-                ("bias", ctypes.c_void_p), ("bias_type", ctypes.c_int)]
-
-
-# Native alignment ('@') reproduces the C padding; '0q' pads the tail to 8 bytes.
-GEMM_FORMAT = "@qqqPqiPqiPqiiPiPPi0q"
-QUANTIZE_FORMAT = "@qqPqiPqiiPPf0q"
-GROUPED_FORMAT = "@iqqqqPPPqiPqiPqiiPiPPi0q"
-_pack_gemm = struct.Struct(GEMM_FORMAT).pack
-_pack_quantize = struct.Struct(QUANTIZE_FORMAT).pack
-_pack_grouped = struct.Struct(GROUPED_FORMAT).pack
+# The C structs, packed with `struct` (native alignment, '@', reproduces the C
+# padding; '0q' pads a struct's end to 8 bytes). Each begins with struct_size
+# (fp8kit.h: versioned structs); the field names are the C ones, in order, and
+# tests/python/test_package.py checks offsets and sizes against the layout the
+# build prints from the real header (tests/abi/layout.c).
+OPERANDS = ("PqiPqiPqiiPiPPi0q", ["a", "lda", "a_type", "b", "ldb", "b_type", "d", "ldd", "d_type",
+                                  "a_scale_mode", "a_scale", "b_scale_mode", "b_scale", "bias", "bias_type"])
+LAYOUTS = {
+    "fp8kit_gemm_desc": ("@Qqqq" + OPERANDS[0], ["struct_size", "m", "n", "k"] + ["op." + f for f in OPERANDS[1]]),
+    "fp8kit_grouped_gemm_desc": ("@QiqqqqPP" + OPERANDS[0],
+                                 ["struct_size", "layout", "experts", "rows", "n", "k", "offs", "counts"]
+                                 + ["op." + f for f in OPERANDS[1]]),
+    "fp8kit_quantize_desc": ("@QqqPqiPqiifPP", ["struct_size", "m", "k", "x", "ldx", "x_type", "q", "ldq", "q_type",
+                                                "mode", "eps", "scale", "rms_weight"]),
+    "fp8kit_gemm_options": ("@QiiPQii", ["struct_size", "path", "checked", "workspace", "workspace_size",
+                                         "programmatic_launch", "workspace_zeroed"]),
+    "fp8kit_path_choice": ("@QiiPP", ["struct_size", "path", "tensor_cores", "family", "image"]),
+}
+_GEMM, _GROUPED, _QUANTIZE, _OPTIONS = (struct.Struct(LAYOUTS[n][0]) for n in (
+    "fp8kit_gemm_desc", "fp8kit_grouped_gemm_desc", "fp8kit_quantize_desc", "fp8kit_gemm_options"))
+_pack_gemm, _pack_grouped, _pack_quantize, _pack_options = (s.pack for s in (_GEMM, _GROUPED, _QUANTIZE, _OPTIONS))
 
 
 def library_path():
@@ -109,21 +93,43 @@ def library_path():
 _lib = None
 
 
+def version_number(text):
+    """FP8KIT_VERSION of a "major.minor.patch" string."""
+    major, minor, patch = (int(x) for x in text.split("."))
+    return major * 10000 + minor * 100 + patch
+
+
+def _check_version(lib, path):
+    """Refuses a library of another version than this package's."""
+    if not hasattr(lib, "fp8kit_version"):
+        raise Error(STATUS_UNSUPPORTED, f"{path} is fp8kit 0.1 (it has no fp8kit_version); this package is "
+                    f"fp8kit {__version__}: install the matching library (pip install fp8kit=={__version__})")
+    lib.fp8kit_version.restype = ctypes.c_int
+    lib.fp8kit_version_string.restype = ctypes.c_char_p
+    if lib.fp8kit_version() != version_number(__version__):
+        raise Error(STATUS_UNSUPPORTED, f"{path} is fp8kit {lib.fp8kit_version_string().decode()}; this package "
+                    f"is fp8kit {__version__}: the two must be the same version")
+
+
 def library():
-    """The loaded C library (loaded on first use, argtypes set once)."""
+    """The loaded C library (loaded on first use, its version checked, argtypes set once)."""
     global _lib
     if _lib is None:
+        path = library_path()
         try:
-            lib = ctypes.CDLL(library_path())
+            lib = ctypes.CDLL(path)
         except OSError as e:
-            raise Error(STATUS_UNSUPPORTED, f"cannot load libfp8kit.so ({library_path()}): {e}; "
+            raise Error(STATUS_UNSUPPORTED, f"cannot load libfp8kit.so ({path}): {e}; "
                         "set FP8KIT_LIBRARY or pip install fp8kit") from None
+        _check_version(lib, path)
         for fn in (lib.fp8kit_gemm, lib.fp8kit_gemm_select, lib.fp8kit_gemm_workspace_size,
                    lib.fp8kit_grouped_gemm):
             fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
             fn.restype = ctypes.c_int
         lib.fp8kit_quantize.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         lib.fp8kit_quantize.restype = ctypes.c_int
+        lib.fp8kit_choose_path.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+        lib.fp8kit_choose_path.restype = ctypes.c_int
         lib.fp8kit_last_error.argtypes = []
         lib.fp8kit_last_error.restype = ctypes.c_char_p
         lib.fp8kit_build_targets.argtypes = []
@@ -137,27 +143,91 @@ def check(status):
         raise Error(status, library().fp8kit_last_error().decode())
 
 
-def gemm(m, n, k, a, lda, a_type, b, ldb, b_type, d, ldd, d_type,
-         a_mode, a_scale, b_mode, b_scale, bias, bias_type, stream):
-    """fp8kit_gemm with default options on `stream` (raw cudaStream_t as int).
-    Pointers are ints (0 for none)."""
-    desc = _pack_gemm(m, n, k, a, lda, a_type, b, ldb, b_type, d, ldd, d_type,
+class Options:
+    """fp8kit_gemm_options as this package passes them: the path (a PATHS name; the
+    library's FP8KIT_PATH still applies where it is "auto") and programmatic launch
+    (fp8kit.h: only when the kernel before a GEMM does not write its B). Set with
+    fp8kit.configure; the workspace is lent per call."""
+
+    def __init__(self, path="auto", programmatic_launch=False):
+        if path not in PATHS:
+            raise invalid(f"path = {path!r}: must be one of {', '.join(PATHS)}")
+        self.path = path
+        self.programmatic_launch = bool(programmatic_launch)
+
+    def pack(self, workspace=0, workspace_size=0):
+        return _pack_options(_OPTIONS.size, PATHS[self.path], 0, workspace, workspace_size,
+                             int(self.programmatic_launch), 0)
+
+
+options = Options()
+_no_workspace = options.pack()
+_workspace_bytes = {}
+
+
+def configure(path=None, programmatic_launch=None):
+    """Sets the options of every later call (None keeps a setting); returns the
+    previous (path, programmatic_launch)."""
+    global options, _no_workspace
+    before = (options.path, options.programmatic_launch)
+    options = Options(before[0] if path is None else path,
+                      before[1] if programmatic_launch is None else programmatic_launch)
+    _no_workspace = options.pack()
+    _workspace_bytes.clear()
+    return before
+
+
+def gemm_desc(m, n, k, a, lda, a_type, b, ldb, b_type, d, ldd, d_type, a_mode, a_scale, b_mode, b_scale, bias,
+              bias_type):
+    """The packed fp8kit_gemm_desc; pointers are ints (0 for none)."""
+    return _pack_gemm(_GEMM.size, m, n, k, a, lda, a_type, b, ldb, b_type, d, ldd, d_type,
                       a_mode, a_scale, b_mode, b_scale, bias, bias_type)
-    check((_lib or library()).fp8kit_gemm(desc, None, stream))
+
+
+def workspace_bytes(desc, key):
+    """The workspace fp8kit_gemm would use for `desc` with the current options,
+    asked once per `key` (what the answer depends on: M, N, K, block scales, device)."""
+    nbytes = _workspace_bytes.get(key)
+    if nbytes is None:
+        out = ctypes.c_size_t(0)
+        check((_lib or library()).fp8kit_gemm_workspace_size(desc, _no_workspace, ctypes.byref(out)))
+        nbytes = _workspace_bytes[key] = out.value
+    return nbytes
+
+
+def gemm(desc, workspace, workspace_size, stream):
+    """fp8kit_gemm of a packed descriptor with the package's options and the lent
+    workspace (device pointer and bytes; 0, 0 for none) on `stream` (raw cudaStream_t)."""
+    opts = options.pack(workspace, workspace_size) if workspace_size else _no_workspace
+    check((_lib or library()).fp8kit_gemm(desc, opts, stream))
 
 
 def quantize(m, k, x, ldx, x_type, q, ldq, q_type, mode, scale, rms_weight, eps, stream):
     """fp8kit_quantize on `stream`; pointers are ints (0 for none)."""
-    desc = _pack_quantize(m, k, x, ldx, x_type, q, ldq, q_type, mode, scale, rms_weight, eps)
+    desc = _pack_quantize(_QUANTIZE.size, m, k, x, ldx, x_type, q, ldq, q_type, mode, eps, scale, rms_weight)
     check((_lib or library()).fp8kit_quantize(desc, stream))
 
 
 def grouped_gemm(layout, experts, rows, n, k, offs, counts, a, lda, a_type, b, ldb, b_type, d, ldd, d_type,
                  a_mode, a_scale, b_mode, b_scale, bias, bias_type, stream):
-    """fp8kit_grouped_gemm with default options on `stream`; pointers are ints (0 for none)."""
-    desc = _pack_grouped(layout, experts, rows, n, k, offs, counts, a, lda, a_type, b, ldb, b_type, d, ldd, d_type,
-                         a_mode, a_scale, b_mode, b_scale, bias, bias_type)
-    check((_lib or library()).fp8kit_grouped_gemm(desc, None, stream))
+    """fp8kit_grouped_gemm with the package's options on `stream`; pointers are ints (0 for none)."""
+    desc = _pack_grouped(_GROUPED.size, layout, experts, rows, n, k, offs, counts, a, lda, a_type, b, ldb, b_type,
+                         d, ldd, d_type, a_mode, a_scale, b_mode, b_scale, bias, bias_type)
+    check((_lib or library()).fp8kit_grouped_gemm(desc, _no_workspace, stream))
+
+
+def choose_path(major, minor, a_mode=SCALE_TENSOR, b_mode=SCALE_TENSOR):
+    """fp8kit_choose_path: what this build would run on a GPU of capability
+    major.minor (no GPU needed). A dict (path, tensor_cores, family, image) on
+    success; fp8kit.Error (status "unsupported", the reason in the message) when
+    nothing in this build can run there."""
+    fmt = struct.Struct(LAYOUTS["fp8kit_path_choice"][0])
+    buf = ctypes.create_string_buffer(fmt.pack(fmt.size, 0, 0, 0, 0), fmt.size)
+    check(library().fp8kit_choose_path(major, minor, a_mode, b_mode, buf))
+    _, path, tensor_cores, family, image = fmt.unpack(buf.raw)
+    names = {v: k for k, v in PATHS.items()}
+    return {"path": names.get(path, str(path)), "tensor_cores": tensor_cores,
+            "family": ctypes.string_at(family).decode(), "image": ctypes.string_at(image).decode()}
 
 
 def build_targets():

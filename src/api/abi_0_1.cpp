@@ -3,40 +3,33 @@
 // given (api/abi_0_1.hpp), exactly its size and no more, into the current
 // struct and runs the current entry point; each writes no more of the
 // caller's struct than 0.1 had. Built into the shared library only.
-#include <cstring>
-
 #include "api/abi_0_1.hpp"
-#include "core/error.hpp"
 #include "fp8kit/fp8kit.h"
-
-namespace fp8kit::abi_0_1 {
-namespace {
 
 // One 0.1 symbol: its C++ name here, its exported name and version there.
 #define FP8KIT_ABI_0_1(name) extern "C" __attribute__((visibility("default"), symver(#name "@FP8KIT_0.1")))
 
-fp8kit_gemm_operands operands(const void* a, int64_t lda, fp8kit_dtype a_type, const void* b, int64_t ldb,
-                              fp8kit_dtype b_type, void* d, int64_t ldd, fp8kit_dtype d_type,
-                              fp8kit_scale_mode a_scale_mode, const float* a_scale, fp8kit_scale_mode b_scale_mode,
-                              const float* b_scale, const void* bias, fp8kit_dtype bias_type) {
+namespace fp8kit::abi_0_1 {
+namespace {
+
+fp8kit_gemm_operands convert(const Operands& in) {
   fp8kit_gemm_operands op{};
-  op.a = a, op.lda = lda, op.a_type = a_type;
-  op.b = b, op.ldb = ldb, op.b_type = b_type;
-  op.d = d, op.ldd = ldd, op.d_type = d_type;
-  op.a_scale_mode = a_scale_mode, op.a_scale = a_scale;
-  op.b_scale_mode = b_scale_mode, op.b_scale = b_scale;
-  op.bias = bias, op.bias_type = bias_type;
+  op.a = in.a, op.lda = in.lda, op.a_type = in.a_type;
+  op.b = in.b, op.ldb = in.ldb, op.b_type = in.b_type;
+  op.d = in.d, op.ldd = in.ldd, op.d_type = in.d_type;
+  op.a_scale_mode = in.a_scale_mode, op.a_scale = in.a_scale;
+  op.b_scale_mode = in.b_scale_mode, op.b_scale = in.b_scale;
+  op.bias = in.bias, op.bias_type = in.bias_type;
   return op;
 }
 
-// The current descriptor of a 0.1 one; null stays null (the current entry
-// point then names it).
+// The current struct of a 0.1 one; null stays null (the current entry point
+// then names it).
 const fp8kit_gemm_desc* convert(const GemmDesc* in, fp8kit_gemm_desc* out) {
   if (!in) return nullptr;
   *out = FP8KIT_GEMM_DESC_INIT;
   out->m = in->m, out->n = in->n, out->k = in->k;
-  out->op = operands(in->a, in->lda, in->a_type, in->b, in->ldb, in->b_type, in->d, in->ldd, in->d_type,
-                     in->a_scale_mode, in->a_scale, in->b_scale_mode, in->b_scale, in->bias, in->bias_type);
+  out->op = convert(in->op);
   return out;
 }
 
@@ -46,8 +39,7 @@ const fp8kit_grouped_gemm_desc* convert(const GroupedGemmDesc* in, fp8kit_groupe
   out->layout = in->layout;
   out->experts = in->experts, out->rows = in->rows, out->n = in->n, out->k = in->k;
   out->offs = in->offs, out->counts = in->counts;
-  out->op = operands(in->a, in->lda, in->a_type, in->b, in->ldb, in->b_type, in->d, in->ldd, in->d_type,
-                     in->a_scale_mode, in->a_scale, in->b_scale_mode, in->b_scale, in->bias, in->bias_type);
+  out->op = convert(in->op);
   return out;
 }
 
@@ -69,6 +61,16 @@ const fp8kit_gemm_options* convert(const GemmOptions* in, fp8kit_gemm_options* o
   return out;
 }
 
+// A current entry point `fn` of a GEMM descriptor and options, called with
+// a 0.1 descriptor and options converted.
+template <typename New, typename Old, typename Out>
+fp8kit_status forward(fp8kit_status (*fn)(const New*, const fp8kit_gemm_options*, Out), const Old* desc,
+                      const GemmOptions* options, Out out) {
+  New d;
+  fp8kit_gemm_options o;
+  return fn(convert(desc, &d), convert(options, &o), out);
+}
+
 }  // namespace
 
 FP8KIT_ABI_0_1(fp8kit_gemm_options_init) void fp8kit_abi_0_1_gemm_options_init(GemmOptions* options) {
@@ -77,38 +79,28 @@ FP8KIT_ABI_0_1(fp8kit_gemm_options_init) void fp8kit_abi_0_1_gemm_options_init(G
 
 FP8KIT_ABI_0_1(fp8kit_gemm)
 fp8kit_status fp8kit_abi_0_1_gemm(const GemmDesc* desc, const GemmOptions* options, void* stream) {
-  fp8kit_gemm_desc d;
-  fp8kit_gemm_options o;
-  return fp8kit_gemm(convert(desc, &d), convert(options, &o), stream);
+  return forward(fp8kit_gemm, desc, options, stream);
 }
 
 FP8KIT_ABI_0_1(fp8kit_gemm_select)
 fp8kit_status fp8kit_abi_0_1_gemm_select(const GemmDesc* desc, const GemmOptions* options, fp8kit_path* path) {
-  fp8kit_gemm_desc d;
-  fp8kit_gemm_options o;
-  return fp8kit_gemm_select(convert(desc, &d), convert(options, &o), path);
+  return forward(fp8kit_gemm_select, desc, options, path);
 }
 
 FP8KIT_ABI_0_1(fp8kit_gemm_workspace_size)
 fp8kit_status fp8kit_abi_0_1_gemm_workspace_size(const GemmDesc* desc, const GemmOptions* options, size_t* bytes) {
-  fp8kit_gemm_desc d;
-  fp8kit_gemm_options o;
-  return fp8kit_gemm_workspace_size(convert(desc, &d), convert(options, &o), bytes);
+  return forward(fp8kit_gemm_workspace_size, desc, options, bytes);
 }
 
 FP8KIT_ABI_0_1(fp8kit_grouped_gemm)
 fp8kit_status fp8kit_abi_0_1_grouped_gemm(const GroupedGemmDesc* desc, const GemmOptions* options, void* stream) {
-  fp8kit_grouped_gemm_desc d;
-  fp8kit_gemm_options o;
-  return fp8kit_grouped_gemm(convert(desc, &d), convert(options, &o), stream);
+  return forward(fp8kit_grouped_gemm, desc, options, stream);
 }
 
 FP8KIT_ABI_0_1(fp8kit_grouped_gemm_select)
 fp8kit_status fp8kit_abi_0_1_grouped_gemm_select(const GroupedGemmDesc* desc, const GemmOptions* options,
                                                  fp8kit_path* path) {
-  fp8kit_grouped_gemm_desc d;
-  fp8kit_gemm_options o;
-  return fp8kit_grouped_gemm_select(convert(desc, &d), convert(options, &o), path);
+  return forward(fp8kit_grouped_gemm_select, desc, options, path);
 }
 
 FP8KIT_ABI_0_1(fp8kit_quantize)

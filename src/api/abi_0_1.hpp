@@ -13,8 +13,11 @@
 
 namespace fp8kit::abi_0_1 {
 
-struct GemmDesc {
-  int64_t m, n, k;
+// The operand fields both 0.1 descriptors had, in their order. 0.1 had them
+// flat; as a struct of 8-byte alignment they land at the same offsets (each
+// descriptor's field before them ends at a multiple of 8), which the size
+// asserts below and tests/abi hold to.
+struct Operands {
   const void* a;
   int64_t lda;
   fp8kit_dtype a_type;
@@ -30,6 +33,11 @@ struct GemmDesc {
   const float* b_scale;
   const void* bias;
   fp8kit_dtype bias_type;
+};
+
+struct GemmDesc {
+  int64_t m, n, k;
+  Operands op;
 };
 
 struct GemmOptions {
@@ -44,21 +52,7 @@ struct GroupedGemmDesc {
   int64_t experts, rows, n, k;
   const int32_t* offs;
   const int32_t* counts;
-  const void* a;
-  int64_t lda;
-  fp8kit_dtype a_type;
-  const void* b;
-  int64_t ldb;
-  fp8kit_dtype b_type;
-  void* d;
-  int64_t ldd;
-  fp8kit_dtype d_type;
-  fp8kit_scale_mode a_scale_mode;
-  const float* a_scale;
-  fp8kit_scale_mode b_scale_mode;
-  const float* b_scale;
-  const void* bias;
-  fp8kit_dtype bias_type;
+  Operands op;
 };
 
 struct QuantizeDesc {
@@ -87,5 +81,7 @@ struct PathChoice {
 static_assert(sizeof(GemmDesc) == 136 && sizeof(GemmOptions) == 24 && sizeof(GroupedGemmDesc) == 168 &&
                   sizeof(QuantizeDesc) == 88 && sizeof(PathChoice) == 24,
               "the fp8kit 0.1 layouts");
+static_assert(offsetof(GemmDesc, op) == 24 && offsetof(GroupedGemmDesc, op) == 56 && sizeof(Operands) == 112,
+              "the 0.1 operand fields where the flat 0.1 descriptors had them");
 
 }  // namespace fp8kit::abi_0_1

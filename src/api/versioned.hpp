@@ -24,51 +24,61 @@ constexpr size_t kMaxStructSize = 4096;
 template <typename T>
 struct Versioned;
 
-// `kFirstSize`: the end of the last field of the first release, written as
-// offsetof so that growing the struct does not move it. `kLastFieldEnd`: the
-// end of the last field now (a struct that grows updates it).
+// A versioned struct's sizes. `kFirstSize`: the end of the last field of its
+// first release, written as offsetof so that growing the struct does not
+// move it. `kLastFieldEnd`: the end of the last field now (a struct that
+// grows updates it).
+template <size_t kFirst, size_t kLast = kFirst>
+struct VersionedSizes {
+  static constexpr size_t kFirstSize = kFirst;
+  static constexpr size_t kLastFieldEnd = kLast;
+};
+
+// `kName`: the struct's argument name in messages.
 template <>
-struct Versioned<fp8kit_gemm_desc> {
+struct Versioned<fp8kit_gemm_desc>
+    : VersionedSizes<offsetof(fp8kit_gemm_desc, op) + sizeof(fp8kit_gemm_operands)> {
   static constexpr const char* kName = "desc";
-  static constexpr size_t kFirstSize = offsetof(fp8kit_gemm_desc, op) + sizeof(fp8kit_gemm_operands);
-  static constexpr size_t kLastFieldEnd = kFirstSize;
 };
 template <>
-struct Versioned<fp8kit_grouped_gemm_desc> {
+struct Versioned<fp8kit_grouped_gemm_desc>
+    : VersionedSizes<offsetof(fp8kit_grouped_gemm_desc, op) + sizeof(fp8kit_gemm_operands)> {
   static constexpr const char* kName = "desc";
-  static constexpr size_t kFirstSize = offsetof(fp8kit_grouped_gemm_desc, op) + sizeof(fp8kit_gemm_operands);
-  static constexpr size_t kLastFieldEnd = kFirstSize;
 };
 template <>
-struct Versioned<fp8kit_quantize_desc> {
+struct Versioned<fp8kit_quantize_desc>
+    : VersionedSizes<offsetof(fp8kit_quantize_desc, rms_weight) + sizeof(const void*)> {
   static constexpr const char* kName = "desc";
-  static constexpr size_t kFirstSize = offsetof(fp8kit_quantize_desc, rms_weight) + sizeof(const void*);
-  static constexpr size_t kLastFieldEnd = kFirstSize;
 };
 template <>
-struct Versioned<fp8kit_gemm_options> {
+struct Versioned<fp8kit_gemm_options> : VersionedSizes<offsetof(fp8kit_gemm_options, workspace_zeroed) + sizeof(int)> {
   static constexpr const char* kName = "options";
-  static constexpr size_t kFirstSize = offsetof(fp8kit_gemm_options, workspace_zeroed) + sizeof(int);
-  static constexpr size_t kLastFieldEnd = kFirstSize;
 };
 template <>
-struct Versioned<fp8kit_path_choice> {
+struct Versioned<fp8kit_path_choice> : VersionedSizes<offsetof(fp8kit_path_choice, image) + sizeof(const char*)> {
   static constexpr const char* kName = "choice";
-  static constexpr size_t kFirstSize = offsetof(fp8kit_path_choice, image) + sizeof(const char*);
-  static constexpr size_t kLastFieldEnd = kFirstSize;
 };
+
+// The struct_size at the head of the caller's struct `p`, checked: at least
+// the first release's size and not absurd.
+template <typename T>
+fp8kit_status struct_size_of(const T* p, size_t* size) {
+  using V = Versioned<T>;
+  std::memcpy(size, p, sizeof *size);
+  if (*size < V::kFirstSize || *size > kMaxStructSize)
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT,
+                "%s->struct_size = %zu: must be sizeof the struct of the header the caller was built with (this "
+                "library's is %zu; at least %zu); set it with the struct's FP8KIT_*_INIT or *_init",
+                V::kName, *size, sizeof(T), V::kFirstSize);
+  return FP8KIT_STATUS_SUCCESS;
+}
 
 // `*out` = the caller's struct `in` (not null), as this library knows it.
 template <typename T>
 fp8kit_status read_versioned(const T* in, T* out) {
   using V = Versioned<T>;
   size_t size = 0;
-  std::memcpy(&size, in, sizeof size);
-  if (size < V::kFirstSize || size > kMaxStructSize)
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT,
-                "%s->struct_size = %zu: must be sizeof the struct of the header the caller was built with (this "
-                "library's is %zu; at least %zu); set it with the struct's FP8KIT_*_INIT or *_init",
-                V::kName, size, sizeof(T), V::kFirstSize);
+  FP8KIT_RETURN_IF_FAILED(struct_size_of(in, &size));
   const auto* bytes = reinterpret_cast<const unsigned char*>(in);
   for (size_t i = sizeof(T); i < size; ++i)
     if (bytes[i] != 0)
@@ -86,14 +96,8 @@ fp8kit_status read_versioned(const T* in, T* out) {
 // struct_size set by the caller), at most struct_size bytes of it.
 template <typename T>
 fp8kit_status write_versioned(const T& value, T* out) {
-  using V = Versioned<T>;
   size_t size = 0;
-  std::memcpy(&size, out, sizeof size);
-  if (size < V::kFirstSize || size > kMaxStructSize)
-    return fail(FP8KIT_STATUS_INVALID_ARGUMENT,
-                "%s->struct_size = %zu: must be sizeof the struct of the header the caller was built with (this "
-                "library's is %zu; at least %zu); set it with the struct's FP8KIT_*_INIT or *_init",
-                V::kName, size, sizeof(T), V::kFirstSize);
+  FP8KIT_RETURN_IF_FAILED(struct_size_of(out, &size));
   T copy = value;
   copy.struct_size = size;
   std::memcpy(out, &copy, size < sizeof(T) ? size : sizeof(T));

@@ -67,6 +67,36 @@ struct Range {
 
 constexpr int kOpenEnd = 1000;
 
+// The released GPU capabilities, the one list of them: those fp8kit builds
+// SASS for (the default FP8KIT_CUDA_TARGETS; CMake reads this #define), and
+// those it knows but does not build for (Volta, which fp8kit does not
+// support, and 8.8, which loads the 8.6 image). The audit's default GPUs,
+// the linter's family model, the CLI's showcase and the tests read them.
+#define FP8KIT_SHIPPED_CAPABILITIES 75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121
+#define FP8KIT_UNSHIPPED_CAPABILITIES 70, 72, 88
+constexpr int kShippedCapabilities[] = {FP8KIT_SHIPPED_CAPABILITIES};
+constexpr int kUnshippedCapabilities[] = {FP8KIT_UNSHIPPED_CAPABILITIES};
+constexpr int kReleasedCount = sizeof(kShippedCapabilities) / sizeof(int) + sizeof(kUnshippedCapabilities) / sizeof(int);
+
+// Every released capability, ascending: the two lists merged.
+struct ReleasedCapabilities {
+  int caps[kReleasedCount] = {};
+  constexpr ReleasedCapabilities() {
+    int n = 0;
+    for (int c : kShippedCapabilities) caps[n++] = c;
+    for (int c : kUnshippedCapabilities) caps[n++] = c;
+    for (int i = 1; i < n; ++i)
+      for (int j = i; j > 0 && caps[j - 1] > caps[j]; --j) {
+        const int t = caps[j];
+        caps[j] = caps[j - 1];
+        caps[j - 1] = t;
+      }
+  }
+  constexpr const int* begin() const { return caps; }
+  constexpr const int* end() const { return caps + kReleasedCount; }
+};
+constexpr ReleasedCapabilities kReleasedCapabilities{};
+
 enum class FamilyId { Unknown, Turing, Ampere, Ada, Hopper, BlackwellDatacenter, Thor, BlackwellConsumer };
 
 struct Family {

@@ -3,14 +3,15 @@
 #include <algorithm>
 #include <set>
 
+#include "arch/config.hpp"
 #include "audit/lint_rules.hpp"
 
 namespace fp8kit::audit::lint {
 
 namespace {
 
-// Capabilities of the GPUs that exist (nvcc 13.0's targets, plus Volta's 7.0/7.2).
-constexpr int kExisting[] = {70, 72, 75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121};
+// Capabilities of the GPUs that exist: arch/config.hpp's one list.
+constexpr const arch::ReleasedCapabilities& kExisting = arch::kReleasedCapabilities;
 // Below this major, minors differ in shared memory and FP8 support: an exact
 // test there picks a tuning, not a family.
 constexpr int kFirstFamilyMajor = 9;

@@ -75,7 +75,9 @@ bool parse_gpu(const std::string& text, int* cap, std::string* why) {
   return true;
 }
 
-std::vector<int> default_gpus() { return {75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121}; }
+std::vector<int> default_gpus() {
+  return {std::begin(arch::kShippedCapabilities), std::end(arch::kShippedCapabilities)};
+}
 
 std::string demangle(const std::string& mangled) {
   int status = 0;

@@ -63,7 +63,7 @@ struct Family {
     if (forced >= 0 && tile_shape(kCarried[forced]).smem_bytes() <= dev.smem_per_block_optin) return forced;
     // Ties go to more CTAs per SM on every family: measured on the H200
     // (emulated FP8) with ncu, the 4-warp tile beats the 8-warp one by 7-9%
-    // (docs/perf.md, "mma.sync tiles on the H200, measured with ncu").
+    // (docs/perf/log/2026-12-01-mma-sync-sm12x.md, "mma.sync tiles on the H200, measured with ncu").
     return choose_tile(p.m, p.n, dev, kCarried, kTileCount, CtaPreference::MoreCtas);
   }
 

@@ -6,7 +6,7 @@
 // warps = BLK_M / 64 * BLK_N / 32. Shared memory per CTA is
 // stages * (BLK_M + BLK_N) * BLK_K bytes (FP8 operands, nothing else).
 //
-// Two shapes (docs/perf.md, "mma.sync tiles"):
+// Two shapes (docs/perf/log/2026-12-01-mma-sync-sm12x.md):
 //   128x128x64s4  8 warps, 65,536 B: one CTA per SM. Turing's 64 KiB opt-in
 //                 (the f16 path), and where the wave count favours it.
 //   128x64x64s4   4 warps, 49,152 B: two CTAs per SM on the 100 KB SMs of Ada
@@ -76,7 +76,7 @@ inline int64_t tile_score(const TileShape& t, int64_t m, int64_t n, const Device
 }
 
 // Which way equal scores go: to more, smaller CTAs per SM (what the library
-// asks for on every family: measured on the H200, docs/perf.md), or to fewer,
+// asks for on every family: measured on the H200, docs/perf/log/2026-12-01-mma-sync-sm12x.md), or to fewer,
 // larger ones (kept for the tests that pin the rule both ways).
 enum class CtaPreference { MoreCtas, LargerCtas };
 

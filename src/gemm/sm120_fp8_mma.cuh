@@ -20,7 +20,7 @@
 // in the epilogue (and in the 128-deep promotion of block mode).
 //
 // Why: public measurements on RTX 50xx put QMMA.SF at twice the rate of plain
-// QMMA with f32 accumulation (docs/perf.md, "SM12x"). The instruction exists
+// QMMA with f32 accumulation (docs/perf/log/2026-12-01-mma-sync-sm12x.md). The instruction exists
 // only for sm_12Xa / sm_12Xf targets; sm120_fp8_gemm.cu is built as sm_120f.
 #pragma once
 

@@ -1,12 +1,16 @@
-// fp8kit checks itself: its library ships no trap stub, empty or missing image
-// of a GEMM kernel; its FP8 GEMM kernels use the tensor cores they claim
-// (issue 2's SASS self-check); its sources pass fp8kit lint.
+// fp8kit checks itself: every kernel its library ships belongs to a family of
+// its registry (api/kernel_catalog.hpp) and none is a trap stub, an empty body
+// or a missing image; each family's kernels use the tensor cores they claim;
+// its sources pass fp8kit lint.
 #include <gtest/gtest.h>
 
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "api/kernel_catalog.hpp"
+#include "arch/config.hpp"
+#include "audit/families.hpp"
 #include "audit/lint.hpp"
 #include "gemm/sm90/tile_config.hpp"
 #include "test_util.hpp"
@@ -21,14 +25,34 @@ std::vector<int> shipped_targets() {
   return v;
 }
 
-bool is_gemm_kernel(const KernelRecord& k) { return k.demangled.find("fp8_gemm") != std::string::npos; }
-// The sm120_mma family's kernels (policy Fp8BlockScaledMma, sm120_fp8_mma.cuh).
-bool is_block_scaled_mma_kernel(const KernelRecord& k) {
-  return k.demangled.find("Fp8BlockScaledMma") != std::string::npos;
+// The library's kernel families (api/kernel_catalog.hpp), those this build carries.
+const std::vector<KernelFamily>& families() {
+  static const std::vector<KernelFamily> f = [] {
+    std::vector<KernelFamily> out;
+    for (const KernelFamilyEntry& e : kernel_catalog())
+      if (!e.images->empty())
+        out.push_back({std::string(e.kind) + " " + e.path, e.kernels.function, e.kernels.policy ? e.kernels.policy : ""});
+    return out;
+  }();
+  return f;
+}
+
+// The family a record belongs to ("GEMM sm89_mma"), or "".
+std::string family_of(const KernelRecord& k) {
+  for (const KernelFamily& f : families())
+    if (k.demangled.find(f.function) != std::string::npos &&
+        (f.policy.empty() || k.demangled.find(f.policy) != std::string::npos))
+      return f.name;
+  return "";
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 #ifdef FP8KIT_LIBRARY
-// Every kernel x GPU record of the built libfp8kit.so, once.
+// Every kernel x GPU record of the built libfp8kit.so, once: every kernel,
+// whatever its name.
 const AuditReport& library_report() {
   static const AuditReport r = [] {
     AuditOptions o;
@@ -41,23 +65,42 @@ const AuditReport& library_report() {
   return r;
 }
 
-TEST(SelfAudit, NoGemmKernelIsAStubOrMissing) {
+// Every kernel of the library belongs to a family of its registry, every
+// family has kernels, and no image a GPU loads is a trap stub, an empty body
+// or missing. Nothing here may skip: an empty match is a failure.
+TEST(SelfAudit, EveryKernelBelongsToAFamilyAndIsRealCode) {
   const AuditReport& r = library_report();
   ASSERT_TRUE(r.errors.empty()) << r.errors[0].where << ": " << r.errors[0].message;
-  std::set<std::string> kernels;
-  for (const KernelRecord& k : r.records) {
-    if (!is_gemm_kernel(k)) continue;
-    kernels.insert(k.kernel);
-    const bool bad = k.outcome == Outcome::TrapStub || k.outcome == Outcome::Empty || k.outcome == Outcome::Missing;
-    EXPECT_FALSE(bad) << capability_name(k.gpu) << ": " << outcome_name(k.outcome) << " "
-                      << (k.has_image ? image_name(k.image) : "") << " " << k.demangled;
-  }
-  if (kernels.empty()) GTEST_SKIP() << "libfp8kit carries no FP8 GEMM kernel (src/gemm/*fp8_gemm*) yet";
-  RecordProperty("gemm_kernels", static_cast<int>(kernels.size()));
+  ASSERT_FALSE(families().empty());
+  const FamilyAudit fam = attribute_families(r, families(), "fp8kit::");
+  ASSERT_FALSE(fam.tallies.empty()) << "no kernel of the library matched its registry";
+  for (const std::string& k : fam.unattributed) ADD_FAILURE() << "a kernel of no family: " << k;
+  for (const std::string& f : fam.empty) ADD_FAILURE() << "a family with no kernel in the library: " << f;
+  for (const KernelRecord& k : r.offenders)
+    ADD_FAILURE() << capability_name(k.gpu) << ": " << outcome_name(k.outcome) << " "
+                  << (k.has_image ? image_name(k.image) : "") << " " << k.demangled;
+  EXPECT_TRUE(fam.ok());
+  RecordProperty("families", static_cast<int>(families().size()));
 }
 
-// Issue 2: the image of each target holds the tensor-core instructions its
-// family is meant to use.
+// Each family has kernels in the image of each target it was built for:
+// grouped and quantisation kernels counted per image like the dense ones.
+TEST(SelfAudit, EveryFamilyHasKernelsInEachOfItsImages) {
+  const FamilyAudit fam = attribute_families(library_report(), families(), "fp8kit::");
+  for (const KernelFamilyEntry& e : kernel_catalog()) {
+    const std::string name = std::string(e.kind) + " " + e.path;
+    for (const arch::Image& im : *e.images) {
+      if (im.kind != arch::ImageKind::Sass) continue;
+      size_t sass = 0;
+      for (const FamilyTally& t : fam.tallies)
+        if (t.family == name && t.gpu == im.arch) sass = t.sass;
+      EXPECT_GT(sass, 0u) << name << ": no kernel loads from its " << image_name(im) << " image";
+    }
+  }
+}
+
+// The image of each target holds the tensor-core instructions its family is
+// meant to use.
 class GemmSass : public ::testing::TestWithParam<int> {};
 
 TEST_P(GemmSass, TensorCoresOfTheTarget) {
@@ -70,25 +113,25 @@ TEST_P(GemmSass, TensorCoresOfTheTarget) {
   o.keep_records = true;
   const AuditReport r = audit_files({FP8KIT_LIBRARY}, o);
   ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
-  int checked = 0, wgmma_kernels = 0, grouped_wgmma = 0;
+  int checked = 0;
+  std::map<std::string, int> per_family;
   for (const KernelRecord& k : r.records) {
-    if (!is_gemm_kernel(k) || !k.has_image || k.image.kind != arch::ImageKind::Sass) continue;
+    if (!k.has_image || k.image.kind != arch::ImageKind::Sass) continue;
     if (k.image.arch < target || k.image.arch > target) continue;  // another target's image
-    const bool wgmma = k.demangled.find("sm90") != std::string::npos;
-    SCOPED_TRACE(image_name(k.image) + " " + k.demangled);
+    const std::string family = family_of(k);
+    SCOPED_TRACE(image_name(k.image) + " " + family + " " + k.demangled);
+    ASSERT_FALSE(family.empty());
     EXPECT_EQ(k.outcome, Outcome::Sass);
-    if (wgmma) {
-      // Dense and grouped tiles alike (the grouped ones are the same kernel
-      // template with Tile values from kTileCount on): QGMMA, never HMMA.
+    ++per_family[family];
+    if (ends_with(family, "sm90_wgmma")) {
       EXPECT_TRUE(k.tensor_ops & tc::kQgmma) << tensor_ops_names(k.tensor_ops);
       EXPECT_FALSE(k.tensor_ops & tc::kHmma) << tensor_ops_names(k.tensor_ops);
-      ++wgmma_kernels;
-      for (int t = sm90::kTileCount; t < sm90::kTileCount + sm90::kGroupedTileCount; ++t)
-        if (k.demangled.find("(fp8kit::sm90::Tile)" + std::to_string(t) + ",") != std::string::npos) ++grouped_wgmma;
-    } else if (is_block_scaled_mma_kernel(k)) {
-      // sm120_mma: the block-scaled form at unit scales, and only that.
+    } else if (ends_with(family, "sm120_mma")) {
+      // The block-scaled form at unit scales, and only that.
       EXPECT_EQ(k.tensor_ops, tc::kQmmaSf) << tensor_ops_names(k.tensor_ops);
       EXPECT_EQ(k.image.variant, arch::Variant::FamilySpecific);
+    } else if (ends_with(family, "cuda_cores")) {
+      EXPECT_EQ(k.tensor_ops, 0u) << tensor_ops_names(k.tensor_ops);
     } else if (target >= 89 && (target < 90 || target >= 120)) {
       EXPECT_EQ(k.tensor_ops, tc::kQmma) << tensor_ops_names(k.tensor_ops);
     } else if (target < 89) {
@@ -99,14 +142,15 @@ TEST_P(GemmSass, TensorCoresOfTheTarget) {
     }
     ++checked;
   }
-  if (checked == 0) GTEST_SKIP() << "no FP8 GEMM kernel has an sm_" << target << " image in this build";
-  // Each sm_90a image carries the 20 grouped kernels beside the dense 32.
-  if (wgmma_kernels > 0) EXPECT_EQ(grouped_wgmma, sm90::kGroupedTileCount * 4) << "of " << wgmma_kernels;
-  RecordProperty("kernels", checked);
+  EXPECT_GT(checked, 0) << "no kernel has an sm_" << target << " image in this build";
+  // Each sm_90a image carries every grouped kernel beside the dense ones.
+  if (per_family.count("GEMM sm90_wgmma"))
+    EXPECT_EQ(per_family["grouped GEMM sm90_wgmma"], sm90::kGroupedKernelCount);
+  for (const auto& [family, n] : per_family) RecordProperty(family, n);
 }
 
-// Issue 14: on 12.0, 12.1 and a 12.x nobody has seen (12.3) the driver loads,
-// for every kernel of the sm120_mma family, the one sm_120f image, and it is
+// On 12.0, 12.1 and a 12.x nobody has seen (12.3) the driver loads, for
+// every kernel of the sm120_mma family, the one sm_120f image, and it is
 // real code with QMMA.SF; the plain-QMMA sm89_mma kernels load a plain sm_12x
 // image with QMMA. Dispatch prefers sm120_mma there, and falls back to sm89_mma.
 TEST(SelfAudit, Sm12xLoadsTheFamilyImage) {
@@ -120,13 +164,14 @@ TEST(SelfAudit, Sm12xLoadsTheFamilyImage) {
   ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
   std::map<int, int> scaled, plain;
   for (const KernelRecord& k : r.records) {
-    const bool plain_qmma = k.demangled.find("Fp8Mma") != std::string::npos;  // the sm89_mma family
-    if (!is_gemm_kernel(k) || !(plain_qmma || is_block_scaled_mma_kernel(k))) continue;
+    const std::string family = family_of(k);
+    const bool block_scaled = family == "GEMM sm120_mma", plain_qmma = family == "GEMM sm89_mma";
+    if (!block_scaled && !plain_qmma) continue;
     SCOPED_TRACE(capability_name(k.gpu) + ": " + (k.has_image ? image_name(k.image) : "-") + " " + k.demangled);
     ASSERT_TRUE(k.has_image);
     EXPECT_EQ(k.outcome, Outcome::Sass);
     EXPECT_EQ(k.image.kind, arch::ImageKind::Sass);
-    if (is_block_scaled_mma_kernel(k)) {
+    if (block_scaled) {
       EXPECT_EQ(k.image.arch, 120);
       EXPECT_EQ(k.image.variant, arch::Variant::FamilySpecific);
       EXPECT_EQ(k.tensor_ops, tc::kQmmaSf) << tensor_ops_names(k.tensor_ops);
@@ -145,7 +190,7 @@ TEST(SelfAudit, Sm12xLoadsTheFamilyImage) {
   RecordProperty("sm120_kernels", scaled[120]);
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, GemmSass, ::testing::Values(75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121),
+INSTANTIATE_TEST_SUITE_P(Targets, GemmSass, ::testing::ValuesIn(arch::kShippedCapabilities),
                          [](const auto& info) { return "sm_" + std::to_string(info.param); });
 
 // Once, against cuobjdump: each GEMM function's SASS for the shipped targets
@@ -171,7 +216,7 @@ TEST(GemmSassCrossCheck, AgreesWithCuobjdump) {
   const AuditReport& r = library_report();
   int checked = 0;
   for (const KernelRecord& k : r.records) {
-    if (!is_gemm_kernel(k) || k.outcome != Outcome::Sass || k.image.kind != arch::ImageKind::Sass) continue;
+    if (family_of(k).empty() || k.outcome != Outcome::Sass || k.image.kind != arch::ImageKind::Sass) continue;
     const std::string key = image_name(k.image) + ":";
     auto has = [&](const char* m) { return seen[k.kernel].count(key + m) != 0; };
     EXPECT_EQ(has("QMMA"), (k.tensor_ops & tc::kQmma) != 0) << key << k.demangled;
@@ -180,10 +225,12 @@ TEST(GemmSassCrossCheck, AgreesWithCuobjdump) {
     EXPECT_EQ(has("QGMMA"), (k.tensor_ops & tc::kQgmma) != 0) << key << k.demangled;
     ++checked;
   }
-  if (checked == 0) GTEST_SKIP() << "libfp8kit carries no FP8 GEMM SASS yet";
+  EXPECT_GT(checked, 0) << "libfp8kit carries no SASS of its kernel families";
 }
 #else
-TEST(SelfAudit, NoGemmKernelIsAStubOrMissing) { GTEST_SKIP() << "the fp8kit library target is not part of this build"; }
+TEST(SelfAudit, EveryKernelBelongsToAFamilyAndIsRealCode) {
+  GTEST_SKIP() << "the fp8kit library target is not part of this build";
+}
 #endif
 
 TEST(SelfLint, SourcesHaveNoEqualityArchChecks) {

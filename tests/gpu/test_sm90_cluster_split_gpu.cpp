@@ -26,7 +26,7 @@
 namespace sm90 = fp8kit::sm90;
 using fp8kit::ref::GemmCase;
 using fp8kit::ref::GemmOutcome;
-using sm90::Tile;
+using sm90::Shape;
 
 namespace {
 
@@ -55,13 +55,13 @@ void expect_correct(const GemmCase& c, const GemmOutcome& r, const std::string& 
 }
 
 // One case with the plan of tile `t` in clusters of `s` CTAs, no workspace.
-void run_forced(const GemmCase& c, Tile t, int s) {
+void run_forced(const GemmCase& c, Shape t, int s) {
   std::string why;
   const fp8kit::DeviceInfo* dev = hopper(&why);
   if (!dev) GTEST_SKIP() << why;
   fp8kit::ref::Problem prob(c, rng());
   prob.poison();
-  fp8kit::GemmParams p = fp8kit::operand_params(prob.desc());
+  fp8kit::GemmParams p = fp8kit::operand_params(prob.desc().op, prob.desc().n, prob.desc().k);
   p.m = static_cast<int>(c.m);
   const sm90::Plan pl = sm90::cluster_split_plan(t, s, p.m, p.n, p.k, dev->sm_count);
   ASSERT_EQ(pl.cluster_splits, s);
@@ -72,8 +72,8 @@ void run_forced(const GemmCase& c, Tile t, int s) {
                  std::string(kernel) + " cluster " + std::to_string(s) + " kb/cta " + std::to_string(pl.kb_per_split));
 }
 
-// The tiles compiled with the cluster split (tile_config.hpp, tile_has_cluster_split).
-constexpr Tile kTiles[] = {Tile::k128x64Swap, Tile::k128x64SwapBlock};
+// The tiles compiled with the cluster split (tile_config.hpp, ShapeRow::cluster_split).
+constexpr Shape kTiles[] = {Shape::k128x64Swap, Shape::k128x64SwapBlock};
 const char* const kTileNames[] = {"swap", "swapblock"};
 constexpr int kTileCount = sizeof(kTiles) / sizeof(kTiles[0]);
 using fp8kit::test::kOuts;
@@ -113,9 +113,9 @@ class Sm90ClusterSplitForced : public ::testing::TestWithParam<ForcedParam> {};
 
 TEST_P(Sm90ClusterSplitForced, MatchesReference) {
   const auto [ti, s, layout] = GetParam();
-  const Tile t = kTiles[ti];
-  const bool swap = t == Tile::k128x64Swap || t == Tile::k128x64SwapBlock;
-  const bool block = t == Tile::k128x128Block || t == Tile::k128x64SwapBlock;
+  const Shape t = kTiles[ti];
+  const bool swap = t == Shape::k128x64Swap || t == Shape::k128x64SwapBlock;
+  const bool block = t == Shape::k128x128Block || t == Shape::k128x64SwapBlock;
   const int kb = layout == kEven ? 2 * s : layout == kFewer ? 2 * s - 1 : (s == 2 ? 1 : s + 1);
   const int rot = ti * 21 + s * 3 + layout;
   const int64_t m = swap ? kDecodeMs[rot % 5] : 200;
@@ -133,7 +133,7 @@ INSTANTIATE_TEST_SUITE_P(Tiles, Sm90ClusterSplitForced,
                          forced_name);
 
 // ---- The plan's own cluster splits (no workspace, as the Python front end) ---
-// On the H200 (its capacity as measured in docs/perf/log/2026-12-01-v13-csplit.md): 5 x
+// On the H200 (its capacity as measured in docs/perf/log/2026-12-01-cluster-split.md): 5 x
 // 300 x 8320 takes the swapped tile in clusters of 5, decode M x 2112 x 7168
 // clusters of 4, 33 x 4096 x 4096 clusters of 2; 200 x 300 x 4224 and 128 x
 // 2112 x 7168 take the unsplit 128 x 128 tile without a workspace (the normal
@@ -168,7 +168,7 @@ TEST_P(Sm90ClusterSplitPlan, MatchesReference) {
   const fp8kit::ref::DeviceBuffer none(kNoWorkspaceBytes);
   const fp8kit::ref::LentWorkspace ws{none.get(), 0, false};
   expect_correct(c, fp8kit::ref::run_case(c, FP8KIT_PATH_SM90_WGMMA, rng(), 1 << 16, 2048, ws),
-                 "plan cluster " + std::to_string(pl.cluster_splits) + " tile " + std::to_string(static_cast<int>(pl.tile)));
+                 "plan cluster " + std::to_string(pl.cluster_splits) + " tile " + std::to_string(static_cast<int>(pl.shape)));
 }
 
 std::string plan_name(const ::testing::TestParamInfo<PlanParam>& info) {

@@ -2,8 +2,9 @@
 its packed descriptors match the C layout, it finds its library in the documented
 order, and its errors carry fp8kit's status."""
 
-import ctypes
+import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -20,17 +21,81 @@ def test_import_does_not_import_torch():
     subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ))
 
 
-@pytest.mark.parametrize("fmt, mirror", [(_lib.GEMM_FORMAT, _lib.GemmDesc), (_lib.QUANTIZE_FORMAT, _lib.QuantizeDesc),
-                                         (_lib.GROUPED_FORMAT, _lib.GroupedDesc)])
-def test_packed_descriptor_matches_the_c_layout(fmt, mirror):
-    # Every field gets a distinct value; unpacking the bytes as the ctypes mirror must give it back.
-    values = []
-    for i, (_, ctype) in enumerate(mirror._fields_):
-        values.append(0.5 + i if ctype is ctypes.c_float else 1000 + i)
-    packed = struct.pack(fmt, *values)
-    assert len(packed) == ctypes.sizeof(mirror)
-    desc = mirror.from_buffer_copy(packed)
-    assert [getattr(desc, name) for name, _ in mirror._fields_] == values
+def _offsets(fmt):
+    """(offset, size) of each item of a struct format, in order ('0q' padding excluded)."""
+    order, items = fmt[0], re.findall(r"(\d*)([a-zA-Z?])", fmt[1:])
+    out, prefix = [], order
+    for count, code in items:
+        if count == "0":
+            prefix += count + code
+            continue
+        out.append((struct.calcsize(prefix + "0" + code), struct.calcsize(order + code)))
+        prefix += code
+    return out
+
+
+def _header_layout():
+    tool = os.environ.get("FP8KIT_ABI_LAYOUT")
+    if not tool:
+        pytest.skip("no layout tool (FP8KIT_ABI_LAYOUT: the build's fp8kit_abi_layout)")
+    return json.loads(subprocess.run([tool], check=True, capture_output=True, text=True).stdout)
+
+
+@pytest.mark.parametrize("name", sorted(_lib.LAYOUTS))
+def test_packed_struct_matches_the_header(name):
+    # The header, as the C compiler lays it out, against the package's format.
+    c = _header_layout()[name]
+    fmt, fields = _lib.LAYOUTS[name]
+    assert struct.calcsize(fmt) == c["size"]
+    assert fields == [f for f, _, _ in c["fields"]]
+    assert _offsets(fmt) == [(off, size) for _, off, size in c["fields"]]
+
+
+def test_every_header_struct_is_packed():
+    assert sorted(_header_layout()) == sorted(_lib.LAYOUTS)
+
+
+def test_package_version_is_the_headers():
+    header = os.environ.get("FP8KIT_HEADER")
+    if not header:
+        pytest.skip("FP8KIT_HEADER names include/fp8kit/fp8kit.h")
+    m = re.search(r'#define FP8KIT_VERSION_STRING "([^"]+)"', Path(header).read_text())
+    assert m and m.group(1) == fp8kit.__version__
+
+
+def test_library_of_another_version_is_refused(monkeypatch):
+    if not os.environ.get("FP8KIT_LIBRARY") and not Path(fp8kit.library_path()).exists():
+        pytest.skip("no libfp8kit.so to load (set FP8KIT_LIBRARY)")
+    monkeypatch.setattr(_lib, "_lib", None)
+    monkeypatch.setattr(_lib, "__version__", "9.8.7")
+    with pytest.raises(fp8kit.Error, match="this package is fp8kit 9.8.7") as info:
+        _lib.library()
+    assert info.value.status == "unsupported" and fp8kit.__version__ in str(info.value)
+
+
+def test_choose_path_without_a_gpu():
+    if not os.environ.get("FP8KIT_LIBRARY") and not Path(fp8kit.library_path()).exists():
+        pytest.skip("no libfp8kit.so to load (set FP8KIT_LIBRARY)")
+    # Some shipped capability has an image in any build; 7.0 never does.
+    answers = []
+    for major, minor in ((7, 5), (8, 9), (9, 0), (10, 0), (12, 0)):
+        try:
+            answers.append(fp8kit.choose_path(major, minor))
+        except fp8kit.Error as e:
+            assert e.status == "unsupported" and f"{major}.{minor}" in str(e)
+    assert answers and all(a["path"] in _lib.PATHS and a["image"] and a["family"] for a in answers)
+    with pytest.raises(fp8kit.Error, match="7.5 or newer"):
+        fp8kit.choose_path(7, 0)
+
+
+def test_configure_checks_the_path():
+    before = fp8kit.configure(path="sm89_mma")
+    try:
+        assert fp8kit.configure() == ("sm89_mma", before[1])
+        with pytest.raises(fp8kit.Error, match="path = 'sm99'"):
+            fp8kit.configure(path="sm99")
+    finally:
+        fp8kit.configure(*before)
 
 
 def test_library_path_prefers_the_bundled_library(tmp_path, monkeypatch):

@@ -45,7 +45,7 @@ TEST(Dispatch, EveryKnownCapability) {
       {10, 0, FP8KIT_PATH_SM89_MMA, FP8KIT_TC_EMULATED, "sass sm_100"},
       {10, 3, FP8KIT_PATH_SM89_MMA, FP8KIT_TC_EMULATED, "sass sm_103"},
       {11, 0, FP8KIT_PATH_SM89_MMA, FP8KIT_TC_EMULATED, "sass sm_110"},
-      // SM12x: the block-scaled family image, on every minor (issue 14).
+      // SM12x: the block-scaled family image, on every minor.
       {12, 0, FP8KIT_PATH_SM120_MMA, FP8KIT_TC_NATIVE, "sass sm_120f"},
       {12, 1, FP8KIT_PATH_SM120_MMA, FP8KIT_TC_NATIVE, "sass sm_120f"},
       // Unknown minors: the family's image loads (same major, lower minor).
@@ -67,7 +67,7 @@ TEST(Dispatch, EveryKnownCapability) {
   }
 }
 
-// Issue 14, in any build with an SM12x target: 12.0, 12.1 and an unseen 12.3
+// In any build with an SM12x target: 12.0, 12.1 and an unseen 12.3
 // all take sm120_mma's one sm_120f image; 11.x and 13.x never do.
 TEST(Dispatch, Sm12xTakesTheFamilyImage) {
   if (!built("sm_120f")) GTEST_SKIP() << "no SM12x target in this build: " << fp8kit_build_targets();

@@ -15,7 +15,12 @@
 
 namespace sm90 = fp8kit::sm90;
 using fp8kit::GroupedParams;
-using sm90::Tile;
+using sm90::Shape;
+// The configurations of a shape for each problem kind.
+template <Shape S>
+using Dense = sm90::TileConfig<S, sm90::Kind::kDense>;
+template <Shape S>
+using Grouped = sm90::TileConfig<S, sm90::Kind::kGrouped>;
 
 namespace {
 
@@ -46,18 +51,18 @@ TEST(Sm90GroupedPlan, TileOfEachOrientationAndScaleMode) {
   const struct {
     int rows;
     bool block;
-    Tile tile;
+    Shape shape;
     int a_rows;
-  } cases[] = {{16, false, Tile::kGrouped128x16Swap, 16},
-               {16, true, Tile::kGrouped128x64SwapBlock, 64},
-               {17, false, Tile::kGrouped128x64Swap, 64},
-               {32, false, Tile::kGrouped128x64Swap, 64},
-               {32, true, Tile::kGrouped128x64SwapBlock, 64},
-               {512, false, Tile::kGrouped128x128, 128},
-               {512, true, Tile::kGrouped128x128Block, 128}};
+  } cases[] = {{16, false, Shape::k128x16Swap, 16},
+               {16, true, Shape::k128x64SwapBlock, 64},
+               {17, false, Shape::k128x64Swap, 64},
+               {32, false, Shape::k128x64Swap, 64},
+               {32, true, Shape::k128x64SwapBlock, 64},
+               {512, false, Shape::k128x128, 128},
+               {512, true, Shape::k128x128Block, 128}};
   for (const auto& c : cases) {
     const sm90::GroupedPlan pl = sm90::make_grouped_plan(problem(FP8KIT_GROUPED_MASKED, 4, c.rows, 300, c.block), kH200Sms);
-    EXPECT_EQ(pl.tile, c.tile) << c.rows << (c.block ? " block" : "");
+    EXPECT_EQ(pl.shape, c.shape) << c.rows << (c.block ? " block" : "");
     EXPECT_EQ(pl.a_rows, c.a_rows);
     EXPECT_EQ(pl.b_rows, 128);
     EXPECT_EQ(pl.b_tiles, 3);  // ceil(300 / 128)
@@ -69,15 +74,15 @@ TEST(Sm90GroupedPlan, TileOfEachOrientationAndScaleMode) {
 // mean keeps the 64-token tile (one expert of many rows would stream its
 // weights once per 16 of them).
 TEST(Sm90GroupedPlan, DecodeTileIsMaskedOnly) {
-  EXPECT_EQ(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_MASKED, 8, 1, 4096), kH200Sms).tile,
-            Tile::kGrouped128x16Swap);
-  EXPECT_EQ(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_CONTIGUOUS, 8, 8 * 16, 4096), kH200Sms).tile,
-            Tile::kGrouped128x64Swap);
-  using C = sm90::TileConfig<Tile::kGrouped128x16Swap>;
+  EXPECT_EQ(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_MASKED, 8, 1, 4096), kH200Sms).shape,
+            Shape::k128x16Swap);
+  EXPECT_EQ(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_CONTIGUOUS, 8, 8 * 16, 4096), kH200Sms).shape,
+            Shape::k128x64Swap);
+  using C = Grouped<Shape::k128x16Swap>;
   static_assert(C::kGrouped && C::kSwap && !C::kBlock && C::kBlockN == sm90::kDecodeMaxM, "the decode tile");
-  EXPECT_GT(C::kStages, sm90::TileConfig<Tile::kGrouped128x64Swap>::kStages) << "a quarter of the token bytes";
+  EXPECT_GT(C::kStages, Grouped<Shape::k128x64Swap>::kStages) << "a quarter of the token bytes";
   EXPECT_FALSE(C::kTmaStores) << "its 16-row D sub-tiles are not D's 64-row store boxes";
-  EXPECT_LE(sm90::smem_bytes<Tile::kGrouped128x16Swap>(), sm90::kSmemBytesMax);
+  EXPECT_LE(sm90::smem_bytes<C>(), sm90::kSmemBytesMax);
 }
 
 // The device's unit count (sum_e ceil(rows_e / a_rows) x b_tiles over the
@@ -124,9 +129,9 @@ TEST(Sm90GroupedPlan, MaskedDecodeLoadsOnlyTheSlabRows) {
   }
   // Whole boxes are the tile's stage.
   EXPECT_EQ(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_MASKED, 8, 64, 300), kH200Sms).stage_tx_bytes,
-            sm90::TileConfig<Tile::kGrouped128x64Swap>::kStageBytes);
+            Grouped<Shape::k128x64Swap>::kStageBytes);
   EXPECT_EQ(sm90::make_grouped_plan(problem(FP8KIT_GROUPED_MASKED, 8, 512, 300), kH200Sms).stage_tx_bytes,
-            sm90::TileConfig<Tile::kGrouped128x128>::kStageBytes);
+            Grouped<Shape::k128x128>::kStageBytes);
 }
 
 TEST(Sm90GroupedPlan, NoRowsNoLaunch) {
@@ -148,10 +153,10 @@ TEST(Sm90GroupedPlan, RefusalsNameTheLimit) {
   EXPECT_NE(sm90::grouped_limit_refusal(g, sm90::make_grouped_plan(g, kH200Sms)).find("rows of A"), std::string::npos);
 }
 
-template <Tile G, Tile D>
+template <Shape S>
 void expect_grouped_budget() {
-  using Cg = sm90::TileConfig<G>;
-  using Cd = sm90::TileConfig<D>;
+  using Cg = sm90::TileConfig<S, sm90::Kind::kGrouped>;
+  using Cd = sm90::TileConfig<S, sm90::Kind::kDense>;
   static_assert(Cg::kGrouped && !Cd::kGrouped, "a grouped tile beside its dense one");
   EXPECT_EQ(Cg::kSwap, Cd::kSwap);
   EXPECT_EQ(Cg::kBlock, Cd::kBlock);
@@ -159,17 +164,17 @@ void expect_grouped_budget() {
   EXPECT_EQ(Cg::kBlockN, Cd::kBlockN);
   EXPECT_GE(Cg::kStages, 3);
   EXPECT_LE(Cd::kStages - Cg::kStages, 1) << "the unit table costs at most one stage";
-  EXPECT_LE(sm90::smem_bytes<G>(), sm90::kSmemBytesMax);
+  EXPECT_LE(sm90::smem_bytes<Cg>(), sm90::kSmemBytesMax);
   // The table is in the grouped storage only (an empty base of the dense one).
   EXPECT_TRUE(std::is_empty_v<sm90::GroupTable<false>>);
-  EXPECT_GE(sizeof(sm90::SharedStorage<G>), sizeof(sm90::GroupTable<true>) + Cg::kStages * Cg::kStageBytes);
+  EXPECT_GE(sizeof(sm90::SharedStorage<Cg>), sizeof(sm90::GroupTable<true>) + Cg::kStages * Cg::kStageBytes);
 }
 
 TEST(Sm90GroupedPlan, GroupedTilesAreTheDenseOnesPlusTheTable) {
-  expect_grouped_budget<Tile::kGrouped128x128, Tile::k128x128>();
-  expect_grouped_budget<Tile::kGrouped128x128Block, Tile::k128x128Block>();
-  expect_grouped_budget<Tile::kGrouped128x64Swap, Tile::k128x64Swap>();
-  expect_grouped_budget<Tile::kGrouped128x64SwapBlock, Tile::k128x64SwapBlock>();
+  expect_grouped_budget<Shape::k128x128>();
+  expect_grouped_budget<Shape::k128x128Block>();
+  expect_grouped_budget<Shape::k128x64Swap>();
+  expect_grouped_budget<Shape::k128x64SwapBlock>();
 }
 
 }  // namespace

@@ -16,7 +16,12 @@
 
 namespace sm90 = fp8kit::sm90;
 using sm90::Plan;
-using sm90::Tile;
+using sm90::Shape;
+// The configurations of a shape for each problem kind.
+template <Shape S>
+using Dense = sm90::TileConfig<S, sm90::Kind::kDense>;
+template <Shape S>
+using Grouped = sm90::TileConfig<S, sm90::Kind::kGrouped>;
 
 namespace {
 
@@ -30,13 +35,13 @@ std::string label(int m, int n, int k, bool block, int sms, size_t ws) {
 
 void expect_consistent(const Plan& p, int m, int n, int k, bool block, int sms, size_t ws) {
   SCOPED_TRACE(label(m, n, k, block, sms, ws));
-  const Plan shape = sm90::shape_of(p.tile);
+  const Plan shape = sm90::shape_of(p.shape);
   EXPECT_EQ(p.block_m, shape.block_m);
   EXPECT_EQ(p.block_n, shape.block_n);
   EXPECT_EQ(p.swap, shape.swap);
   EXPECT_EQ(p.swap, m <= sm90::kSwapMaxM);
-  const bool block_tile = p.tile == Tile::k128x128Block || p.tile == Tile::k256x128Block ||
-                          p.tile == Tile::k128x64SwapBlock || p.tile == Tile::k128x192Block;
+  const bool block_tile = p.shape == Shape::k128x128Block || p.shape == Shape::k256x128Block ||
+                          p.shape == Shape::k128x64SwapBlock || p.shape == Shape::k128x192Block;
   EXPECT_EQ(block_tile, block);
   // Tiles cover the kernel rows and columns exactly (no empty tile row or column).
   const int rows_x = p.swap ? n : m, rows_y = p.swap ? m : n;
@@ -111,10 +116,10 @@ TEST(Sm90Plan, WorkspaceSizeGivesTheBestPlan) {
       EXPECT_GT(best.splits, 1);
       const Plan exact = sm90::make_plan(s[0], s[1], s[2], block, kH200Sms, best.workspace_bytes());
       EXPECT_EQ(exact.splits, best.splits);
-      EXPECT_EQ(exact.tile, best.tile);
+      EXPECT_EQ(exact.shape, best.shape);
       const Plan none = sm90::make_plan(s[0], s[1], s[2], block, kH200Sms, 0);
       EXPECT_EQ(none.splits, 1);
-      EXPECT_EQ(none.tile, best.tile);
+      EXPECT_EQ(none.shape, best.shape);
       const Plan short_by_one = sm90::make_plan(s[0], s[1], s[2], block, kH200Sms, best.workspace_bytes() - 1);
       EXPECT_EQ(short_by_one.splits, 1);
     }
@@ -126,7 +131,7 @@ TEST(Sm90Plan, DecodeSplitsFillOneWaveWithFullPipelines) {
       for (int m : {1, 16, 64}) {
         const Plan p = sm90::make_plan(m, n, k, false, kH200Sms, kAnyWorkspace);
         SCOPED_TRACE(label(m, n, k, false, kH200Sms, kAnyWorkspace));
-        EXPECT_EQ(p.tile, Tile::k128x64Swap);
+        EXPECT_EQ(p.shape, Shape::k128x64Swap);
         const int tiles = p.tiles_x * p.tiles_y;
         if (tiles >= kH200Sms || p.k_blocks < sm90::kMinDecodeSplitStream) {
           EXPECT_EQ(p.splits, 1);
@@ -141,7 +146,7 @@ TEST(Sm90Plan, DecodeSplitsFillOneWaveWithFullPipelines) {
 // The swapped tile's partial shrinks with M: 4 registers per 8 tokens.
 TEST(Sm90Plan, DecodePartialsAsWideAsTheTokens) {
   for (int m : {1, 8, 9, 16, 64}) {
-    const Plan p = sm90::plan_for(Tile::k128x64Swap, 4, m, 4096, 4096, kH200Sms, kAnyWorkspace);  // 32 tiles
+    const Plan p = sm90::plan_for(Shape::k128x64Swap, 4, m, 4096, 4096, kH200Sms, kAnyWorkspace);  // 32 tiles
     SCOPED_TRACE(m);
     ASSERT_EQ(p.splits, 4);
     EXPECT_EQ(p.partial_regs, 4 * static_cast<int>(fp8kit::ceil_div(m, 8)));
@@ -155,8 +160,8 @@ TEST(Sm90Plan, WideTilesOnlyOnAFullGridAndNeverSplit) {
       for (int k : {512, 4096})
         for (bool block : {false, true}) {
           const Plan p = sm90::make_plan(m, n, k, block, kH200Sms, kAnyWorkspace);
-          if (p.tile != Tile::k256x128 && p.tile != Tile::k256x128Block && p.tile != Tile::k128x192 &&
-              p.tile != Tile::k128x192Block)
+          if (p.shape != Shape::k256x128 && p.shape != Shape::k256x128Block && p.shape != Shape::k128x192 &&
+              p.shape != Shape::k128x192Block)
             continue;
           SCOPED_TRACE(label(m, n, k, block, kH200Sms, kAnyWorkspace));
           EXPECT_GE(fp8kit::ceil_div(m, 128) * fp8kit::ceil_div(n, 128), kH200Sms);
@@ -165,52 +170,52 @@ TEST(Sm90Plan, WideTilesOnlyOnAFullGridAndNeverSplit) {
 }
 
 // The choices the H200 measurements fitted (the sweeps of
-// docs/perf/log/2026-11-30-v6-v10.md).
+// docs/perf/log/2026-11-30-pipeline-and-tiles.md).
 // A change of the model that moves them needs new measurements.
 TEST(Sm90Plan, FittedChoicesOnTheH200) {
   struct Pin {
     int m, n, k;
     bool block;
-    Tile tile;
+    Shape shape;
     int splits;
   };
   const Pin pins[] = {
-      {8192, 8192, 8192, false, Tile::k128x128, 1},     // many waves: 128x128 is faster per FLOP
-      {4096, 4096, 4096, false, Tile::k128x128, 1},     // 116.5 us vs 127.8 (256x128)
-      {2048, 32768, 512, false, Tile::k256x128, 1},      // small K: 101.0 us vs 106.7
+      {8192, 8192, 8192, false, Shape::k128x128, 1},     // many waves: 128x128 is faster per FLOP
+      {4096, 4096, 4096, false, Shape::k128x128, 1},     // 116.5 us vs 127.8 (256x128)
+      {2048, 32768, 512, false, Shape::k256x128, 1},      // small K: 101.0 us vs 106.7
       // 192 tiles of 128 x 128 (two waves), 128 of 128 x 192 (one): v13-ntile
       // (before: 128 x 128 28.9 us vs 256 x 128 29.4; block 256 x 128 31.3 us
       // vs 128 x 128 40.4).
-      {512, 6144, 4096, false, Tile::k128x192, 1},
-      {512, 6144, 4096, true, Tile::k128x192Block, 1},
-      {4096, 2112, 7168, false, Tile::k128x192, 1},      // 544 tiles (4.1 waves) against 352 (2.7)
-      {4096, 2112, 7168, true, Tile::k128x192Block, 1},
-      {1000, 4104, 272, false, Tile::k256x128, 1},       // the GPU tests' wide-tile shape
-      {1000, 4104, 272, true, Tile::k256x128Block, 1},
-      {1000, 2104, 272, false, Tile::k128x192, 1},       // the GPU tests' 128 x 192 shape
-      {1000, 2104, 272, true, Tile::k128x192Block, 1},
-      {1000, 2100, 400, false, Tile::k128x192, 1},
-      {1000, 2100, 400, true, Tile::k128x192Block, 1},
-      {500, 6100, 144, false, Tile::k128x192, 1},
-      {500, 6100, 144, true, Tile::k128x192Block, 1},
-      {1100, 1976, 272, false, Tile::k128x192, 1},
-      {1100, 1976, 272, true, Tile::k128x192Block, 1},
-      // Decode (docs/perf/log/2026-12-01-v12-splitk.md): long streams split into one wave of
+      {512, 6144, 4096, false, Shape::k128x192, 1},
+      {512, 6144, 4096, true, Shape::k128x192Block, 1},
+      {4096, 2112, 7168, false, Shape::k128x192, 1},      // 544 tiles (4.1 waves) against 352 (2.7)
+      {4096, 2112, 7168, true, Shape::k128x192Block, 1},
+      {1000, 4104, 272, false, Shape::k256x128, 1},       // the GPU tests' wide-tile shape
+      {1000, 4104, 272, true, Shape::k256x128Block, 1},
+      {1000, 2104, 272, false, Shape::k128x192, 1},       // the GPU tests' 128 x 192 shape
+      {1000, 2104, 272, true, Shape::k128x192Block, 1},
+      {1000, 2100, 400, false, Shape::k128x192, 1},
+      {1000, 2100, 400, true, Shape::k128x192Block, 1},
+      {500, 6100, 144, false, Shape::k128x192, 1},
+      {500, 6100, 144, true, Shape::k128x192Block, 1},
+      {1100, 1976, 272, false, Shape::k128x192, 1},
+      {1100, 1976, 272, true, Shape::k128x192Block, 1},
+      // Decode (docs/perf/log/2026-12-01-splitk-without-memset.md): long streams split into one wave of
       // splits of >= 8 K blocks; short ones (K <= 4096) do not.
-      {1, 4096, 4096, false, Tile::k128x64Swap, 1},        // graph: 9.4 us unsplit vs 11.2 with 4 splits
-      {1, 7168, 2048, false, Tile::k128x64Swap, 1},        // graph: 6.7 us unsplit vs 8.7 with 2
-      {1, 4096, 7168, false, Tile::k128x64Swap, 4},        // graph: 14.2 us vs 19.1 with 2 (v11's rule)
-      {1, 2112, 7168, false, Tile::k128x64Swap, 7},        // graph: 13.1 us vs 16.3 with 2
-      {1, 4096, 14336, false, Tile::k128x64Swap, 4},       // 26.8 us vs 31.8 unsplit (v10)
-      {1, 8192, 28672, false, Tile::k128x64Swap, 2},       // 69.5 us vs 84.0 unsplit (v10)
-      {1, 57344, 8192, false, Tile::k128x64Swap, 1},       // 448 tiles: a full grid
-      {5, 300, 8320, false, Tile::k128x64Swap, 8},         // the GPU tests' decode split-K shape
-      {200, 300, 4224, false, Tile::k128x128, 4},       // the GPU tests' large-tile split-K shape
+      {1, 4096, 4096, false, Shape::k128x64Swap, 1},        // graph: 9.4 us unsplit vs 11.2 with 4 splits
+      {1, 7168, 2048, false, Shape::k128x64Swap, 1},        // graph: 6.7 us unsplit vs 8.7 with 2
+      {1, 4096, 7168, false, Shape::k128x64Swap, 4},        // graph: 14.2 us vs 19.1 with 2 (v11's rule)
+      {1, 2112, 7168, false, Shape::k128x64Swap, 7},        // graph: 13.1 us vs 16.3 with 2
+      {1, 4096, 14336, false, Shape::k128x64Swap, 4},       // 26.8 us vs 31.8 unsplit (v10)
+      {1, 8192, 28672, false, Shape::k128x64Swap, 2},       // 69.5 us vs 84.0 unsplit (v10)
+      {1, 57344, 8192, false, Shape::k128x64Swap, 1},       // 448 tiles: a full grid
+      {5, 300, 8320, false, Shape::k128x64Swap, 8},         // the GPU tests' decode split-K shape
+      {200, 300, 4224, false, Shape::k128x128, 4},       // the GPU tests' large-tile split-K shape
   };
   for (const Pin& pin : pins) {
     const Plan p = sm90::make_plan(pin.m, pin.n, pin.k, pin.block, kH200Sms, kAnyWorkspace);
     SCOPED_TRACE(label(pin.m, pin.n, pin.k, pin.block, kH200Sms, kAnyWorkspace));
-    EXPECT_EQ(static_cast<int>(p.tile), static_cast<int>(pin.tile));
+    EXPECT_EQ(static_cast<int>(p.shape), static_cast<int>(pin.shape));
     EXPECT_EQ(p.splits, pin.splits);
   }
 }
@@ -244,7 +249,7 @@ TEST(Sm90Plan, ClusterPairsCoverEveryTileOnce) {
   const int shapes[][2] = {{512, 28672}, {4095, 4097}, {333, 300}, {100, 1000}, {1000, 2104}, {8192, 8192}, {128, 128}};
   for (const auto& s : shapes)
     for (auto force : {sm90::ClusterForce::kShareX, sm90::ClusterForce::kShareY}) {
-      const Plan one = sm90::plan_for(Tile::k256x128Block, 1, s[0], s[1], 1024, kH200Sms, 0);
+      const Plan one = sm90::plan_for(Shape::k256x128Block, 1, s[0], s[1], 1024, kH200Sms, 0);
       const Plan p = sm90::cluster_plan(one, kH200Sms, force);
       SCOPED_TRACE(label(s[0], s[1], 1024, true, kH200Sms, 0) + (p.share_x ? " share x" : " share y"));
       ASSERT_EQ(p.cluster, 2);
@@ -272,7 +277,7 @@ TEST(Sm90Plan, ClusterPairsCoverEveryTileOnce) {
 TEST(Sm90Plan, ClustersWhereLegalAndWorthIt) {
   // Only the tile compiled with clusters (the 256 x 128 block tile), without
   // split-K; the override cannot put them anywhere else.
-  for (Tile t : {Tile::k128x128, Tile::k128x128Block, Tile::k256x128, Tile::k128x64Swap, Tile::k128x64SwapBlock}) {
+  for (Shape t : {Shape::k128x128, Shape::k128x128Block, Shape::k256x128, Shape::k128x64Swap, Shape::k128x64SwapBlock}) {
     const Plan one = sm90::plan_for(t, 1, 2048, 8192, 4096, kH200Sms, 0);
     EXPECT_EQ(sm90::cluster_plan(one, kH200Sms, sm90::ClusterForce::kOn).cluster, 1) << static_cast<int>(t);
   }
@@ -280,19 +285,19 @@ TEST(Sm90Plan, ClustersWhereLegalAndWorthIt) {
   EXPECT_EQ(sm90::make_plan(16, 8192, 4096, true, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOn).cluster, 1);
   // The plan's own choice: two waves or more of 256 x 128 block tiles.
   const Plan big = sm90::make_plan(4096, 28672, 4096, true, kH200Sms, kAnyWorkspace);  // 16 x 224 tiles
-  ASSERT_EQ(big.tile, Tile::k256x128Block);
+  ASSERT_EQ(big.shape, Shape::k256x128Block);
   EXPECT_EQ(big.cluster, 2);
   EXPECT_TRUE(big.share_x);  // the 256-row X tile is the larger side
   EXPECT_EQ(big.grid, kH200Sms);
   EXPECT_EQ(sm90::make_plan(4096, 28672, 4096, true, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOff).cluster, 1);
   // One wave of 256 x 128 block tiles (2 x 48; make_plan gives this shape
   // the 128 x 192 tile, which has no cluster code).
-  const Plan one_wave_tiles = sm90::plan_for(Tile::k256x128Block, 1, 512, 6144, 4096, kH200Sms, 0);
+  const Plan one_wave_tiles = sm90::plan_for(Shape::k256x128Block, 1, 512, 6144, 4096, kH200Sms, 0);
   EXPECT_EQ(sm90::cluster_plan(one_wave_tiles, kH200Sms, sm90::ClusterForce::kPlan).cluster, 1);
   EXPECT_EQ(sm90::cluster_plan(one_wave_tiles, kH200Sms, sm90::ClusterForce::kOn).cluster, 2);
   EXPECT_EQ(sm90::make_plan(512, 6144, 4096, true, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOn).cluster, 1);
   // One tile along Y: pairs go along X (Y shared).
-  const Plan column = sm90::cluster_plan(sm90::plan_for(Tile::k256x128Block, 1, 4096, 100, 272, kH200Sms, 0),
+  const Plan column = sm90::cluster_plan(sm90::plan_for(Shape::k256x128Block, 1, 4096, 100, 272, kH200Sms, 0),
                                          kH200Sms, sm90::ClusterForce::kOn);
   EXPECT_EQ(column.tiles_y, 1);
   EXPECT_FALSE(column.share_x);
@@ -351,24 +356,24 @@ TEST(Sm90Plan, NoClusterSplitWithoutTheDevicesFit) {
 
 TEST(Sm90Plan, ForcedClusterPlanKeepsItsSizeAndMayLeaveCtasEmpty) {
   // 5 K blocks over 4 CTAs: 2, 2, 1, 0.
-  const Plan p = sm90::cluster_split_plan(Tile::k128x64Swap, 4, 20, 300, 4 * 128 + 16, kH200Sms);
+  const Plan p = sm90::cluster_split_plan(Shape::k128x64Swap, 4, 20, 300, 4 * 128 + 16, kH200Sms);
   EXPECT_EQ(p.cluster_splits, 4);
   EXPECT_EQ(p.splits, 4);
   EXPECT_EQ(p.kb_per_split, 2);
   EXPECT_EQ(p.num_units, 3 * 4);
   EXPECT_EQ(p.grid, p.num_units);
   EXPECT_EQ(p.workspace_bytes(), 0u);
-  EXPECT_EQ(sm90::cluster_split_plan(Tile::k128x64Swap, 12, 1, 300, 4096, kH200Sms).cluster_splits,
+  EXPECT_EQ(sm90::cluster_split_plan(Shape::k128x64Swap, 12, 1, 300, 4096, kH200Sms).cluster_splits,
             sm90::kMaxClusterSplit);
   // Tiles compiled without the cluster split keep their unsplit plan.
-  for (Tile t : {Tile::k128x128, Tile::k128x128Block, Tile::k256x128, Tile::k256x128Block, Tile::k128x192,
-                 Tile::k128x192Block})
+  for (Shape t : {Shape::k128x128, Shape::k128x128Block, Shape::k256x128, Shape::k256x128Block, Shape::k128x192,
+                 Shape::k128x192Block})
     EXPECT_EQ(sm90::cluster_split_plan(t, 4, 300, 300, 4096, kH200Sms).cluster_splits, 1) << static_cast<int>(t);
 }
 
 // The cluster choices on the H200 (its capacity per cluster size as the
 // cluster-split run measured it; the choices fitted there:
-// docs/perf/log/2026-12-01-v13-csplit.md).
+// docs/perf/log/2026-12-01-cluster-split.md).
 TEST(Sm90Plan, ClusterChoicesOnTheH200) {
   sm90::ClusterFit h200;
   const int ctas[] = {0, 0, 132, 117, 120, 110, 102, 105, 120};
@@ -377,40 +382,40 @@ TEST(Sm90Plan, ClusterChoicesOnTheH200) {
     int m, n, k;
     bool block;
     size_t ws;
-    Tile tile;
+    Shape shape;
     int cluster, splits;
   };
   const Pin pins[] = {
-      {1, 4096, 4096, false, kAnyWorkspace, Tile::k128x64Swap, 2, 2},     // graph 9.5 -> 8.7 us (3 per cluster)
-      {16, 2112, 7168, false, kAnyWorkspace, Tile::k128x64Swap, 4, 4},    // 12.4 us; 6 per cluster 13.0, 3 workspace 14.4
-      {1, 4096, 7168, false, kAnyWorkspace, Tile::k128x64Swap, 3, 3},     // graph 14.3 -> 12.2 (4 workspace splits before)
-      {1, 4096, 14336, false, kAnyWorkspace, Tile::k128x64Swap, 3, 3},    // graph 21.7 -> 20.5
-      {1, 8192, 28672, false, kAnyWorkspace, Tile::k128x64Swap, 2, 2},    // graph 63.5 -> 60.7
-      {1, 7168, 2048, false, kAnyWorkspace, Tile::k128x64Swap, 1, 1},     // 8 K blocks per CTA: unsplit is faster
-      {1, 5120, 32768, false, kAnyWorkspace, Tile::k128x64Swap, 1, 3},    // 3 workspace splits: 48 us, clusters of 2: 68
-      {1, 5120, 32768, false, 0, Tile::k128x64Swap, 2, 2},                // no workspace: clusters of 2
-      {5, 300, 8320, false, kAnyWorkspace, Tile::k128x64Swap, 5, 5},      // the GPU tests' decode shape
-      {1, 57344, 8192, false, kAnyWorkspace, Tile::k128x64Swap, 1, 1},    // a full grid
-      {200, 300, 4224, false, kAnyWorkspace, Tile::k128x128, 1, 4},       // workspace split-K stays
-      {200, 300, 4224, false, 0, Tile::k128x128, 1, 1},                   // no workspace: the normal tiles have no cluster split
-      // (the cluster split cost the 128 x 128 tiles 2-4% unsplit: docs/perf/log/2026-12-01-v13-integrated.md)
-      {128, 4096, 4096, false, 0, Tile::k128x128, 1, 1},
-      {512, 2112, 7168, true, 0, Tile::k128x128Block, 1, 1},              // 68 tiles: no split
+      {1, 4096, 4096, false, kAnyWorkspace, Shape::k128x64Swap, 2, 2},     // graph 9.5 -> 8.7 us (3 per cluster)
+      {16, 2112, 7168, false, kAnyWorkspace, Shape::k128x64Swap, 4, 4},    // 12.4 us; 6 per cluster 13.0, 3 workspace 14.4
+      {1, 4096, 7168, false, kAnyWorkspace, Shape::k128x64Swap, 3, 3},     // graph 14.3 -> 12.2 (4 workspace splits before)
+      {1, 4096, 14336, false, kAnyWorkspace, Shape::k128x64Swap, 3, 3},    // graph 21.7 -> 20.5
+      {1, 8192, 28672, false, kAnyWorkspace, Shape::k128x64Swap, 2, 2},    // graph 63.5 -> 60.7
+      {1, 7168, 2048, false, kAnyWorkspace, Shape::k128x64Swap, 1, 1},     // 8 K blocks per CTA: unsplit is faster
+      {1, 5120, 32768, false, kAnyWorkspace, Shape::k128x64Swap, 1, 3},    // 3 workspace splits: 48 us, clusters of 2: 68
+      {1, 5120, 32768, false, 0, Shape::k128x64Swap, 2, 2},                // no workspace: clusters of 2
+      {5, 300, 8320, false, kAnyWorkspace, Shape::k128x64Swap, 5, 5},      // the GPU tests' decode shape
+      {1, 57344, 8192, false, kAnyWorkspace, Shape::k128x64Swap, 1, 1},    // a full grid
+      {200, 300, 4224, false, kAnyWorkspace, Shape::k128x128, 1, 4},       // workspace split-K stays
+      {200, 300, 4224, false, 0, Shape::k128x128, 1, 1},                   // no workspace: the normal tiles have no cluster split
+      // (the cluster split cost the 128 x 128 tiles 2-4% unsplit: docs/perf/log/2026-12-01-integrated-run.md)
+      {128, 4096, 4096, false, 0, Shape::k128x128, 1, 1},
+      {512, 2112, 7168, true, 0, Shape::k128x128Block, 1, 1},              // 68 tiles: no split
   };
   for (const Pin& pin : pins) {
     const Plan p = sm90::make_plan(pin.m, pin.n, pin.k, pin.block, kH200Sms, pin.ws, sm90::ClusterForce::kPlan, h200);
     SCOPED_TRACE(label(pin.m, pin.n, pin.k, pin.block, kH200Sms, pin.ws));
-    EXPECT_EQ(static_cast<int>(p.tile), static_cast<int>(pin.tile));
+    EXPECT_EQ(static_cast<int>(p.shape), static_cast<int>(pin.shape));
     EXPECT_EQ(p.cluster_splits, pin.cluster);
     EXPECT_EQ(p.splits, pin.splits);
   }
 }
 
-template <Tile T>
+template <Shape S>
 void expect_fits(int stages) {
-  using Cfg = sm90::TileConfig<T>;
-  SCOPED_TRACE(static_cast<int>(T));
-  const int smem = sm90::smem_bytes<T>();
+  using Cfg = sm90::TileConfig<S, sm90::Kind::kDense>;
+  SCOPED_TRACE(sm90::row(S).name);
+  const int smem = sm90::smem_bytes<Cfg>();
   EXPECT_LE(smem, sm90::kSmemBytesMax);
   EXPECT_EQ(Cfg::kStages, stages);
   // One more stage would not fit: the budget goes to stages.
@@ -423,23 +428,45 @@ void expect_fits(int stages) {
 // Stage counts of every tile in the 227 KB opt-in budget (tile_config.hpp's
 // kStages).
 TEST(Sm90Plan, SharedMemoryBudgetPerTile) {
-  expect_fits<Tile::k128x128>(6);
-  expect_fits<Tile::k128x128Block>(5);
-  expect_fits<Tile::k256x128>(4);
-  expect_fits<Tile::k256x128Block>(3);
-  expect_fits<Tile::k128x64Swap>(8);
-  expect_fits<Tile::k128x64SwapBlock>(8);
-  expect_fits<Tile::k128x192>(4);
-  expect_fits<Tile::k128x192Block>(4);
+  // Every shape of the table is here: a new one states its stages.
+  static_assert(sm90::kShapeCount == 9, "a stage count per shape below");
+  expect_fits<Shape::k128x128>(6);
+  expect_fits<Shape::k128x128Block>(5);
+  expect_fits<Shape::k256x128>(4);
+  expect_fits<Shape::k256x128Block>(3);
+  expect_fits<Shape::k128x64Swap>(8);
+  expect_fits<Shape::k128x64SwapBlock>(8);
+  expect_fits<Shape::k128x192>(4);
+  expect_fits<Shape::k128x192Block>(4);
+}
+
+// The tile table: each row is its own shape, every shape is instantiated for
+// at least one problem kind, the features its row names belong to the dense
+// kind, and the kernel counts per kind follow from it.
+TEST(Sm90Plan, TheTileTableIsConsistent) {
+  int dense = 0, grouped = 0;
+  for (const sm90::ShapeRow& r : sm90::kShapes) {
+    SCOPED_TRACE(r.name);
+    EXPECT_TRUE(r.dense || r.grouped);
+    EXPECT_FALSE((r.clusters || r.cluster_split) && !r.dense);
+    EXPECT_EQ(r.swap, std::string(r.name).find("swap") != std::string::npos);
+    EXPECT_EQ(r.block_scales, std::string(r.name).find("block") != std::string::npos);
+    EXPECT_EQ(std::string(r.name).rfind(std::to_string(r.block_m) + "x" + std::to_string(r.block_n), 0), 0u);
+    dense += r.dense, grouped += r.grouped;
+  }
+  EXPECT_EQ(sm90::kernels_of(sm90::Kind::kDense), 4 * dense);
+  EXPECT_EQ(sm90::kGroupedKernelCount, 4 * grouped);
+  EXPECT_EQ(dense, 8);
+  EXPECT_EQ(grouped, 5);
 }
 
 // Block scales of the 128 x 192 tiles: a tile starts at a multiple of 64
 // columns, so each of its three 64-column groups lies in one 128-block of
 // B's scales, and the tile straddles two blocks.
 TEST(Sm90Plan, WideNScaleGroupsNeverStraddleABlock) {
-  using Cfg = sm90::TileConfig<Tile::k128x192Block>;
+  using Cfg = Dense<Shape::k128x192Block>;
   static_assert(Cfg::kScaleGroupCols == 64 && Cfg::kScaleGroups == 3, "three groups of 64 columns");
-  static_assert(sm90::TileConfig<Tile::k128x128Block>::kScaleGroups == 1, "one block per 128 x 128 tile");
+  static_assert(Dense<Shape::k128x128Block>::kScaleGroups == 1, "one block per 128 x 128 tile");
   for (int ty = 0; ty < 64; ++ty)
     for (int g = 0; g < Cfg::kScaleGroups; ++g) {
       const int first = ty * Cfg::kBlockN + g * Cfg::kScaleGroupCols;
@@ -452,12 +479,12 @@ TEST(Sm90Plan, WideNScaleGroupsNeverStraddleABlock) {
   EXPECT_EQ(Cfg::kScaleSlotFloats, Cfg::kBlockM);
   EXPECT_EQ(Cfg::kCoarseChunkFloats, sm90::kCoarseChunkBlocks * 3);
   // The grouped and swapped block tiles keep both sides in the slot.
-  using Grouped = sm90::TileConfig<Tile::kGrouped128x128Block>;
-  EXPECT_FALSE(Grouped::kCoarseChunks);
-  EXPECT_GE(Grouped::kScaleSlotFloats, Grouped::kColScaleOffset + Grouped::kColScales);
+  using G = Grouped<Shape::k128x128Block>;
+  EXPECT_FALSE(G::kCoarseChunks);
+  EXPECT_GE(G::kScaleSlotFloats, G::kColScaleOffset + G::kColScales);
   EXPECT_EQ(Cfg::kColFactorsPerThread, 2);
   EXPECT_FALSE(Cfg::kDoubleAcc);
-  EXPECT_FALSE(sm90::TileConfig<Tile::k128x192>::kDoubleAcc);
+  EXPECT_FALSE(Dense<Shape::k128x192>::kDoubleAcc);
 }
 
 // The 128 x 192 tiles win only where their waves beat the others' by the
@@ -468,9 +495,9 @@ TEST(Sm90Plan, WideNOnlyWhereItsWavesWin) {
       for (int k : {1536, 7168})
         for (bool block : {false, true}) {
           const Plan p = sm90::make_plan(m, n, k, block, kH200Sms, kAnyWorkspace);
-          if (p.tile != Tile::k128x192 && p.tile != Tile::k128x192Block) continue;
+          if (p.shape != Shape::k128x192 && p.shape != Shape::k128x192Block) continue;
           SCOPED_TRACE(label(m, n, k, block, kH200Sms, kAnyWorkspace));
-          const Plan l = sm90::plan_for(block ? Tile::k128x128Block : Tile::k128x128, 1, m, n, k, kH200Sms, 0);
+          const Plan l = sm90::plan_for(block ? Shape::k128x128Block : Shape::k128x128, 1, m, n, k, kH200Sms, 0);
           EXPECT_GE(int64_t{l.tiles_x} * l.tiles_y, kH200Sms);
           EXPECT_LT(sm90::normal_tile_cost(p, block, kH200Sms), sm90::normal_tile_cost(l, block, kH200Sms));
           EXPECT_LT(sm90::waves_of(int64_t{p.tiles_x} * p.tiles_y, kH200Sms),

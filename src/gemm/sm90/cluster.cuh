@@ -30,21 +30,21 @@ namespace fp8kit::sm90 {
 
 constexpr uint16_t kClusterMask = 0b11;  // multicast to both CTAs of a 2-CTA cluster
 
-template <Tile T>
+template <class T>
 __device__ __forceinline__ bool in_cluster(const KernelArgs& p) {
-  return TileConfig<T>::kClusters && p.cluster.size > 1;
+  return T::kClusters && p.cluster.size > 1;
 }
 
 // Consumer arrivals on one stage's `empty` barrier: `local` from this CTA's
 // consumers, plus one per consumer warp of the peer in a cluster.
-template <Tile T>
+template <class T>
 __device__ __forceinline__ uint32_t empty_arrivals(const KernelArgs& p, uint32_t local) {
   return local + (in_cluster<T>(p) ? kConsumerWarps : 0u);
 }
 
 // Every thread of the CTA, once the barriers are initialised: in a cluster,
 // also the peer's (its TMA and arrivals may target this CTA's barriers next).
-template <Tile T>
+template <class T>
 __device__ __forceinline__ void sync_after_init(const KernelArgs& p) {
   if (in_cluster<T>(p)) {
     cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_release);
@@ -76,7 +76,7 @@ __device__ __forceinline__ void multicast_half(const CUtensorMap* map, uint8_t* 
 // stage, which is all the peer's refill needs. cuda::ptx's
 // release.cluster form compiles to MEMBAR.ALL.GPU before every arrive, on
 // the consumers' path once per K block: it made the clustered kernel up to
-// 2.2x slower (docs/perf.md, v13-mcast).
+// 2.2x slower (docs/perf/log/2026-12-01-cluster-multicast.md).
 __device__ __forceinline__ void arrive_peer(uint64_t* bar) {
   const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(bar));
   const uint32_t peer = cuda::ptx::get_sreg_cluster_ctarank() ^ 1u;

@@ -43,9 +43,9 @@ constexpr int kConsumersBarrier = 1 + kConsumers;
 
 // Slot layout, per consumer: [sub-tile][register / 4][thread] float4, so that
 // a warp's 16-byte stores and loads cover 512 contiguous bytes.
-template <Tile T>
+template <class T>
 struct ClusterSlot {
-  using Cfg = TileConfig<T>;
+  using Cfg = T;
   static constexpr int kQuads = Cfg::kAccRegs / 4;
   static constexpr int kFloats = Cfg::kSubTiles * Cfg::kAccRegs * kWarpgroupThreads;
   static_assert(Cfg::kAccRegs % 4 == 0, "registers move four at a time");
@@ -69,10 +69,10 @@ __device__ __forceinline__ void init_cluster_barriers(uint64_t (&ready)[kCluster
 // first p.partial_regs, a multiple of 4; the others: all). Returns true in
 // the leader, whose `acc` then holds the tile's whole K sum; false in the
 // others (they are done).
-template <Tile T>
+template <class T>
 __device__ __forceinline__ bool cluster_reduce(const KernelArgs& p, SharedStorage<T>& smem, int consumer, int thread,
                                                Accumulators<T>& acc) {
-  using Cfg = TileConfig<T>;
+  using Cfg = T;
   using Slot = ClusterSlot<T>;
   const int quads = Cfg::kSwap ? p.partial_regs / 4 : Slot::kQuads;
   const uint32_t rank = cuda::ptx::get_sreg_cluster_ctarank();

@@ -42,9 +42,9 @@ struct alignas(2 * sizeof(OutT)) Pair {
 // Staging geometry for output type OutT: D sub-tile (kOutRows, kOutCols) as
 // 128-byte column chunks of (kOutRows, 128 B). The staging buffer holds a
 // 16-bit sub-tile, so an f32 one goes out in two passes of half the chunks.
-template <Tile T, typename OutT>
+template <class T, typename OutT>
 struct StoreShape {
-  using Cfg = TileConfig<T>;
+  using Cfg = T;
   static constexpr int kChunkCols = kOutChunkBytes / static_cast<int>(sizeof(OutT));
   static constexpr int kChunkBytes = Cfg::kOutRows * kOutChunkBytes;
   static constexpr int kChunks = Cfg::kOutCols / kChunkCols;
@@ -56,10 +56,10 @@ struct StoreShape {
 
 // Writes the chunks of pass `pass` of this thread's converted fragment into
 // the warpgroup's staging buffer, 128B-swizzled.
-template <Tile T, typename OutT>
-__device__ __forceinline__ void stage_out(const float (&v)[TileConfig<T>::kAccRegs], uint8_t* staging, int thread,
+template <class T, typename OutT>
+__device__ __forceinline__ void stage_out(const float (&v)[T::kAccRegs], uint8_t* staging, int thread,
                                           int pass) {
-  using Cfg = TileConfig<T>;
+  using Cfg = T;
   using S = StoreShape<T, OutT>;
   const int warp = thread / 32, lane = thread % 32;
 #pragma unroll
@@ -99,10 +99,10 @@ __device__ __forceinline__ void stage_out(const float (&v)[TileConfig<T>::kAccRe
 // the expert's end is D's (the map clips there).
 // On entry the staging buffer is free (no store reads it) and every thread
 // of the warpgroup is past its last read of it.
-template <Tile T, typename OutT>
+template <class T, typename OutT>
 __device__ __forceinline__ void store_tile(const KernelArgs& p, const CUtensorMap* tmap_d, const Unit& w, int consumer,
                                            int thread, Accumulators<T>& acc, uint8_t* staging) {
-  using Cfg = TileConfig<T>;
+  using Cfg = T;
   using S = StoreShape<T, OutT>;
   constexpr int elem = static_cast<int>(sizeof(OutT));
 #pragma unroll
@@ -161,10 +161,10 @@ __device__ __forceinline__ void store_tile(const KernelArgs& p, const CUtensorMa
 // split's partial, acquire for the others'), and the second barrier puts
 // the last split's reads after it (no per-thread fence).
 // Returns false in the splits that were not last (they are done).
-template <Tile T>
+template <class T>
 __device__ __forceinline__ bool reduce_splits(const KernelArgs& p, const Unit& w, int unit, int consumer, int thread,
                                               Accumulators<T>& acc, unsigned* last_flag) {
-  using Cfg = TileConfig<T>;
+  using Cfg = T;
   constexpr int R = Cfg::kAccRegs;
   constexpr int BN = Cfg::kBlockN;
   // Swapped tiles: one tile along Y (M <= 64 = BN), so the registers of the
@@ -224,11 +224,11 @@ __device__ __forceinline__ bool reduce_splits(const KernelArgs& p, const Unit& w
 
 // Epilogue of one unit for one consumer warpgroup: split-K reduction when the
 // unit is a split of a workspace split-K, then scales, bias, conversion and stores.
-template <Tile T>
+template <class T>
 __device__ __forceinline__ void epilogue(const KernelArgs& p, const CUtensorMap* tmap_d, const Unit& w, int unit,
                                          int consumer, int thread, Accumulators<T>& acc, const RowFactors<T>& rf,
                                          const ColFactor& cf, SharedStorage<T>& smem, bool& store_pending) {
-  using Cfg = TileConfig<T>;
+  using Cfg = T;
   constexpr int BN = Cfg::kBlockN;
   // Split-K through the workspace (a cluster split lends none: cluster_split.cuh).
   if (p.partials != nullptr && !reduce_splits<T>(p, w, unit, consumer, thread, acc, smem.last_flag)) return;

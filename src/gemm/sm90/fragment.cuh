@@ -8,13 +8,13 @@
 
 namespace fp8kit::sm90 {
 
-template <Tile T>
-using Accumulators = float[TileConfig<T>::kSubTiles][TileConfig<T>::kAccRegs];
+template <class T>
+using Accumulators = float[T::kSubTiles][T::kAccRegs];
 
 // Kernel row of sub-tile s's first row.
-template <Tile T>
+template <class T>
 __device__ __forceinline__ int sub_row0(const Unit& w, int consumer, int s) {
-  using Cfg = TileConfig<T>;
+  using Cfg = T;
   return w.x0 + (consumer * Cfg::kSubTiles + s) * kWgmmaM;
 }
 

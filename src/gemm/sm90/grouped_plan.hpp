@@ -17,7 +17,7 @@
 namespace fp8kit::sm90 {
 
 struct GroupedPlan {
-  Tile tile;
+  Shape shape;
   bool swap;          // X = B (weights), Y = A (tokens): the decode orientation
   int a_rows;         // rows of A (tokens) one tile covers: 128, or 64 / 16 swapped
   int b_rows;         // rows of one expert's B (N) one tile covers: 128
@@ -48,15 +48,13 @@ inline bool grouped_decode16(const GroupedParams& g) {
   return g.layout == FP8KIT_GROUPED_MASKED && g.rows <= kDecodeMaxM && g.dense.a_scale_mode != FP8KIT_SCALE_BLOCK;
 }
 
-template <Tile T>
-constexpr GroupedPlan grouped_shape() {
-  using Cfg = TileConfig<T>;
-  static_assert(Cfg::kGrouped, "a grouped tile");
+// A grouped plan's shape fields, from the tile table.
+constexpr GroupedPlan grouped_shape(Shape s) {
   GroupedPlan pl{};
-  pl.tile = T;
-  pl.swap = Cfg::kSwap;
-  pl.a_rows = Cfg::kSwap ? Cfg::kBlockN : Cfg::kBlockM;
-  pl.b_rows = Cfg::kSwap ? Cfg::kBlockM : Cfg::kBlockN;
+  pl.shape = s;
+  pl.swap = row(s).swap;
+  pl.a_rows = pl.swap ? row(s).block_n : row(s).block_m;
+  pl.b_rows = pl.swap ? row(s).block_m : row(s).block_n;
   return pl;
 }
 
@@ -77,11 +75,11 @@ inline GroupedPlan make_grouped_plan(const GroupedParams& g, int sm_count) {
   const bool block = g.dense.a_scale_mode == FP8KIT_SCALE_BLOCK;
   GroupedPlan pl;
   if (grouped_decode16(g))
-    pl = grouped_shape<Tile::kGrouped128x16Swap>();
+    pl = grouped_shape(Shape::k128x16Swap);
   else if (grouped_swap(g))
-    pl = block ? grouped_shape<Tile::kGrouped128x64SwapBlock>() : grouped_shape<Tile::kGrouped128x64Swap>();
+    pl = grouped_shape(block ? Shape::k128x64SwapBlock : Shape::k128x64Swap);
   else
-    pl = block ? grouped_shape<Tile::kGrouped128x128Block>() : grouped_shape<Tile::kGrouped128x128>();
+    pl = grouped_shape(block ? Shape::k128x128Block : Shape::k128x128);
   pl.b_tiles = static_cast<int>(ceil_div(g.dense.n, pl.b_rows));
   pl.a_box_rows = grouped_a_box_rows(g, pl);
   pl.stage_tx_bytes = (pl.a_box_rows + pl.b_rows) * kBlockK;  // FP8: one byte per element

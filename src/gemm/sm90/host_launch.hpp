@@ -9,12 +9,36 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <string>
+
+#include "arch/config.hpp"
 
 #include "core/dtype.hpp"
 #include "gemm/gemm_params.hpp"
+#include "gemm/sm90/kernel_args.hpp"
 #include "gemm/sm90/tile_config.hpp"
 
 namespace fp8kit::sm90 {
+
+// ---- The X / Y views of A and B, for both launches ------------------------
+// One operand as the host has it: its base, leading dimension (bytes), type,
+// rows (the tensor map's), scales, and the rows of one TMA box of it.
+struct Side {
+  const uint8_t* ptr;
+  int64_t ld;
+  fp8kit_dtype type;
+  int rows;
+  SideScales scales;
+  int box_rows;
+};
+
+// Kernel rows X and kernel columns Y (kernel_args.hpp): X = A, Y = B; in the
+// swapped (decode) orientation X = B, Y = A. The one place that turns a
+// plan's orientation into sides.
+struct Views {
+  Side x, y;
+};
+inline Views views_of(bool swap, const Side& a, const Side& b) { return swap ? Views{b, a} : Views{a, b}; }
 
 constexpr unsigned kTensorMapVersion = 12000;  // cuTensorMapEncodeTiled ABI (CUDA 12.0)
 constexpr int kTensorRank = 2;
@@ -60,6 +84,20 @@ inline cudaError_t launch_kernel(const void* fn, int grid, int smem, cudaStream_
   config.attrs = attrs;
   config.numAttrs = count;
   return cudaLaunchKernelExC(&config, fn, kargs);
+}
+
+// Why no sm90 kernel of `max_smem` bytes of shared memory can run on `dev`;
+// empty if one can (both paths' first checks).
+inline std::string hopper_refusal(const DeviceInfo& dev, int max_smem) {
+  if (!arch::kHopperWgmma.contains(dev.cap)) return "sm90_wgmma runs on Hopper (sm_90a) only";
+  if (dev.smem_per_block_optin < max_smem)
+    return "sm90_wgmma needs " + std::to_string(max_smem) + " bytes of shared memory per block; the device allows " +
+           std::to_string(dev.smem_per_block_optin);
+  return {};
+}
+
+inline fp8kit_tensor_cores tensor_cores(int cap) {
+  return arch::kHopperWgmma.contains(cap) ? FP8KIT_TC_NATIVE : FP8KIT_TC_NONE;
 }
 
 // Clusters of `cluster` CTAs of kernel `fn` that the device holds at once

@@ -56,10 +56,10 @@ namespace fp8kit::sm90 {
 
 // A consumer warpgroup's units: factors loaded when a unit starts (they fly
 // during its K loop), the K loop, the epilogue.
-template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
+template <class T, fp8kit_dtype TX, fp8kit_dtype TY>
 __device__ __forceinline__ void consume(const KernelArgs& p, const CUtensorMap* tmap_d, SharedStorage<T>& smem,
                                         int consumer, int thread) {
-  using Cfg = TileConfig<T>;
+  using Cfg = T;
   constexpr int R = Cfg::kAccRegs;
   float acc0[R], acc1[R];  // K blocks of even / odd index within the unit (acc1: kDoubleAcc only)
   Accumulators<T> master;  // the unit's promoted f32 sums, per sub-tile
@@ -88,12 +88,12 @@ __device__ __forceinline__ void consume(const KernelArgs& p, const CUtensorMap* 
   if (thread == 0) cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
 }
 
-template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
+template <class T, fp8kit_dtype TX, fp8kit_dtype TY>
 __global__ void __launch_bounds__(kThreads, 1)
     sm90_fp8_gemm_kernel(const __grid_constant__ CUtensorMap tmap_x, const __grid_constant__ CUtensorMap tmap_y,
                          const __grid_constant__ CUtensorMap tmap_d, const __grid_constant__ CUtensorMap tmap_s,
                          const KernelArgs p) {
-  using Cfg = TileConfig<T>;
+  using Cfg = T;
   extern __shared__ uint8_t smem_raw[];
   // The storage starts at the next 1024-byte boundary (the swizzle atom);
   // indexing smem_raw keeps the pointer in the shared window for the compiler.
@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 namespace fp8kit::sm90 {
 
-template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
+template <class T, fp8kit_dtype TX, fp8kit_dtype TY>
 __global__ void __launch_bounds__(kThreads, 1)
     sm90_fp8_gemm_kernel(const __grid_constant__ CUtensorMap tmap_x, const __grid_constant__ CUtensorMap tmap_y,
                          const __grid_constant__ CUtensorMap tmap_d, const __grid_constant__ CUtensorMap tmap_s,

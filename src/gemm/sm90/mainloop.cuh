@@ -24,14 +24,14 @@ namespace fp8kit::sm90 {
 // one does not write B): the weight tiles of the first unit's first kStages
 // K blocks go out before griddepcontrol.wait, everything else after it.
 // Without it the stages fill in order: weights first would cost ~3% per
-// launch by delaying the first stage's activations (docs/perf.md, v11).
+// launch by delaying the first stage's activations (docs/perf/log/2026-12-01-programmatic-launch.md).
 // Dense normal block tiles with p.fine_scales_tma: A's block scales of each
 // K block, a (1, BM) box of the [k_blocks, M] f32 tensor (tmap_s), go into
 // the stage's slot with X, on the same barrier; TMA zero-fills rows past M.
-template <Tile T>
+template <class T>
 __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtensorMap* tmap_y,
                                         const CUtensorMap* tmap_s, const KernelArgs& p, SharedStorage<T>& smem) {
-  using Cfg = TileConfig<T>;
+  using Cfg = T;
   ptx::prefetch_tensormap(tmap_x);
   ptx::prefetch_tensormap(tmap_y);
   const bool fine_tma = slots_by_tma<T>(p);
@@ -108,19 +108,19 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_x, const CUtenso
 // tiles whose slot the scale warp fills, one per consumer thread. An arrive
 // releases only the arriving thread's own reads, and each thread has read
 // the stage's scale slot, which the scale warp rewrites once the stage is
-// free (cheaper orderings failed racecheck: docs/perf.md). Where TMA fills
+// free (cheaper orderings failed racecheck: docs/perf/log/2026-11-30-pipeline-and-tiles.md). Where TMA fills
 // the slot (`slot_by_tma`), the warp's reads are ordered before lane 0's
 // arrive by __syncwarp, as for the operand tiles. In a 2-CTA cluster each
 // warp also frees the stage for the peer's producer, whose multicast writes
 // its operand tiles (not the scale slot, which stays per CTA): one arrive per
 // warp there.
-template <Tile T>
+template <class T>
 __device__ __forceinline__ void release_stage(SharedStorage<T>& smem, int stage, bool lane0, bool paired,
                                               bool slot_by_tma) {
-  if (TileConfig<T>::kBlock && !slot_by_tma) {
+  if (T::kBlock && !slot_by_tma) {
     ptx::arrive_no_state(&smem.empty[stage]);
   } else {
-    if constexpr (TileConfig<T>::kBlock) __syncwarp();
+    if constexpr (T::kBlock) __syncwarp();
     if (lane0) cuda::ptx::mbarrier_arrive(&smem.empty[stage]);
   }
   if (paired && lane0) arrive_peer(&smem.empty[stage]);
@@ -136,14 +136,14 @@ __device__ __forceinline__ void release_stage(SharedStorage<T>& smem, int stage,
 // in turn, and the other consumer's wgmma keeps the tensor pipe busy.
 // `acc0` and `acc1` live across units (the caller's), `master` is set here.
 // `cs`: the position in B's scale chunks (dense normal block tiles, the caller's).
-template <Tile T, fp8kit_dtype TX, fp8kit_dtype TY>
+template <class T, fp8kit_dtype TX, fp8kit_dtype TY>
 __device__ __forceinline__ void mma_unit(const Unit& w, const KernelArgs& p, SharedStorage<T>& smem,
-                                         PipelineState<TileConfig<T>::kStages>& ps,
+                                         PipelineState<T::kStages>& ps,
                                          PipelineState<kCoarseChunkBuffers>& cs, int consumer, int thread,
-                                         float (&acc0)[TileConfig<T>::kAccRegs],
-                                         float (&acc1)[TileConfig<T>::kAccRegs],
-                                         float (&master)[TileConfig<T>::kSubTiles][TileConfig<T>::kAccRegs]) {
-  using Cfg = TileConfig<T>;
+                                         float (&acc0)[T::kAccRegs],
+                                         float (&acc1)[T::kAccRegs],
+                                         float (&master)[T::kSubTiles][T::kAccRegs]) {
+  using Cfg = T;
   constexpr int R = Cfg::kAccRegs;
   constexpr int BN = Cfg::kBlockN;
   constexpr int kSub = Cfg::kSubTiles;
@@ -171,7 +171,7 @@ __device__ __forceinline__ void mma_unit(const Unit& w, const KernelArgs& p, Sha
   if constexpr (!Cfg::kDoubleAcc) {
     // One accumulator, promoted per sub-tile. Block scales come with the
     // stage (its scale slot, filled by the producer's scale warp): loaded
-    // ahead into registers by the consumers, they cost 16% (docs/perf.md).
+    // ahead into registers by the consumers, they cost 16% (docs/perf/log/2026-12-01-programmatic-launch.md).
     // Dense normal block tiles: B's scales come by chunks of K blocks
     // (scales.cuh); every thread frees a chunk once it has read its last
     // block's, and the scale warp refills it. Elsewhere one chunk spans the unit.

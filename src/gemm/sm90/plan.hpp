@@ -1,6 +1,7 @@
 // Host plan of the native Hopper path: tile configuration, split-K and
 // rasterisation from M, N, K and the SM count, with a simple model (no
-// per-shape table). The constants were fitted to H200 sweeps (docs/perf.md).
+// per-shape table). The constants were fitted to H200 sweeps (docs/perf/README.md
+// lists each and what fit it).
 #pragma once
 
 #include <algorithm>
@@ -20,12 +21,12 @@ constexpr int kSwapMaxM = 64;
 // Decode split-K: as many splits as fill one wave of SMs, while each split
 // keeps at least one pipeline's worth of K blocks (the swapped tile's 8
 // stages), and only for streams of at least kMinDecodeSplitStream K blocks.
-// Measured without the memset (v12, docs/perf.md): going from 1 to 2-4
+// Measured without the memset (docs/perf/log/2026-12-01-splitk-without-memset.md): going from 1 to 2-4
 // splits still costs ~2 us, which K <= 4096 (32 K blocks) does not win back
 // (1x4096x4096 in a graph: 9.4 us unsplit, 11.2 with 4 splits of 8), while
 // the long streams gain (1x4096x7168: 19.1 -> 14.2 us at 4 splits of 14;
 // 1x2112x7168: 16.3 -> 13.1 at 7 of 8). Beyond one wave splits lost up to
-// 2x in the v10 sweep.
+// 2x in the decode sweep of docs/perf/log/2026-11-30-pipeline-and-tiles.md.
 constexpr int kMinSplitKBlocksSmall = 8;
 constexpr int kMinDecodeSplitStream = 48;
 // Normal tiles: split-K only while each split covers this many K blocks.
@@ -42,7 +43,7 @@ constexpr int64_t kWorkspaceAlign = 256;
 constexpr int kMaxSplitTiles = 1024;
 constexpr size_t kCounterBytes = size_t{kMaxSplitTiles} * kConsumers * sizeof(unsigned);
 static_assert(kCounterBytes % kWorkspaceAlign == 0, "partials start aligned");
-static_assert(kSwapMaxM <= TileConfig<Tile::k128x64Swap>::kBlockN, "a swapped tile has one tile along Y");
+static_assert(kSwapMaxM <= row(Shape::k128x64Swap).block_n, "a swapped tile has one tile along Y");
 // Makespan model of the normal tiles, in times of one 128 x 128 K block:
 // waves x (K blocks per unit x block cost + tile overhead). The 256 x 128 K
 // block costs 2.0-2.2 of the 128 x 128 one (its single accumulator waits
@@ -55,11 +56,11 @@ constexpr double k256x128TileOverhead = 6.0;
 // Block-scale tiles keep one accumulator at 128 x 128 too, so the 256 x 128
 // tile costs less beside it: compared by waves only, at this cost.
 constexpr double k256x128WaveCostBlockScales = 1.8;
-// The 128 x 192 tiles (issue 11): 1.5x the FLOPs of a 128 x 128 tile per K
+// The 128 x 192 tiles: 1.5x the FLOPs of a 128 x 128 tile per K
 // block, for 1.25x its X and Y bytes, with one accumulator (the other
 // consumer's wgmma covers a promotion, as in the 256 x 128 tile).
 // Predicted from the 256 x 128 tile's cost (2.2 per 2x FLOPs); measured
-// (docs/perf.md, v13-ntile): 1.6 fits the long-K tensor row; block tiles
+// (docs/perf/log/2026-12-01-wide-n-tile.md): 1.6 fits the long-K tensor row; block tiles
 // ran at 1.42-1.52 per wave, kept at 1.55 until the rows a lower value
 // would switch (block 2048 / 8192 x 2112 x 7168) are measured.
 constexpr double k128x192BlockCost = 1.6;
@@ -67,7 +68,7 @@ constexpr double k128x192TileOverhead = 5.0;
 constexpr double k128x192WaveCostBlockScales = 1.55;
 
 struct Plan {
-  Tile tile;
+  Shape shape;
   bool swap;
   int block_m, block_n;
   int tiles_x, tiles_y, group_x;
@@ -81,35 +82,22 @@ struct Plan {
   size_t workspace_bytes() const { return partial_bytes + counter_bytes; }
 };
 
-template <Tile T>
-constexpr Plan shape_of() {
-  Plan pl{};
-  pl.tile = T;
-  pl.swap = TileConfig<T>::kSwap;
-  pl.block_m = TileConfig<T>::kBlockM;
-  pl.block_n = TileConfig<T>::kBlockN;
-  return pl;
-}
-
 // Waves of a persistent launch of `units` equal units on `sm_count` CTAs.
 inline int64_t waves_of(int64_t units, int sm_count) { return ceil_div(units, sm_count); }
 
-inline Plan shape_of(Tile t) {
-  switch (t) {
-    case Tile::k128x128: return shape_of<Tile::k128x128>();
-    case Tile::k128x128Block: return shape_of<Tile::k128x128Block>();
-    case Tile::k128x64Swap: return shape_of<Tile::k128x64Swap>();
-    case Tile::k128x64SwapBlock: return shape_of<Tile::k128x64SwapBlock>();
-    case Tile::k256x128: return shape_of<Tile::k256x128>();
-    case Tile::k128x192: return shape_of<Tile::k128x192>();
-    case Tile::k128x192Block: return shape_of<Tile::k128x192Block>();
-    default: return shape_of<Tile::k256x128Block>();
-  }
+// A plan's shape fields, from the tile table.
+inline Plan shape_of(Shape s) {
+  Plan pl{};
+  pl.shape = s;
+  pl.swap = row(s).swap;
+  pl.block_m = row(s).block_m;
+  pl.block_n = row(s).block_n;
+  return pl;
 }
 
 // The plan of tile `t` with (at most) `splits` K splits: the grid, and the
 // workspace the splits need. Too little workspace: no split.
-inline Plan plan_for(Tile t, int splits, int m, int n, int k, int sm_count, size_t workspace_available) {
+inline Plan plan_for(Shape t, int splits, int m, int n, int k, int sm_count, size_t workspace_available) {
   Plan pl = shape_of(t);
   const int rows_x = pl.swap ? n : m;
   const int rows_y = pl.swap ? m : n;
@@ -153,7 +141,7 @@ struct ClusterFit {
   int ctas[kMaxClusterSplit + 1] = {};
 };
 
-// Cluster split rules, fitted to the v13-csplit device run (docs/perf.md):
+// Cluster split rules, fitted to the device run of docs/perf/log/2026-12-01-cluster-split.md:
 // - a decode CTA of a cluster keeps at least kMinClusterKBlocksDecode K
 //   blocks: 16x2112x7168 per launch took 12.4 us at 3-4 CTAs per tile (14-19
 //   K blocks each), 13.0 at 6 (9-10); 1x7168x2048 10.6 us at 2 CTAs of 8 K
@@ -170,10 +158,10 @@ constexpr int kWorkspaceSplitCostKBlocks = 10;
 // CTA, grid = tiles x s, and no workspace. The K blocks go ceil(k_blocks /
 // s) to a CTA, so the last CTAs may get fewer or none (the kernel handles
 // an empty split). Tiles without the cluster split's code
-// (tile_has_cluster_split) keep the unsplit plan.
-inline Plan cluster_split_plan(Tile t, int s, int m, int n, int k, int sm_count) {
+// (ShapeRow::cluster_split) keep the unsplit plan.
+inline Plan cluster_split_plan(Shape t, int s, int m, int n, int k, int sm_count) {
   Plan pl = plan_for(t, 1, m, n, k, sm_count, 0);
-  if (!tile_has_cluster_split(t)) return pl;
+  if (!row(t).cluster_split) return pl;
   s = std::max(2, std::min(s, kMaxClusterSplit));
   const int64_t tiles = int64_t{pl.tiles_x} * pl.tiles_y;
   pl.cluster_splits = pl.splits = s;
@@ -193,10 +181,10 @@ inline int cluster_split_size(int64_t tiles, int k_blocks, int min_kb, int max_s
 
 // Decode (swapped tile, one tile along Y, fewer weight tiles than SMs): the
 // largest cluster split that fits one wave with full streams per CTA,
-// unless the workspace plan `ws` (v12's split, where the caller lent the
+// unless the workspace plan `ws` (the workspace split, where the caller lent the
 // workspace) streams shorter by more than a workspace split costs. 1 in
 // `cluster` when none is taken.
-inline Plan decode_cluster_split(Tile t, int m, int n, int k, int sm_count, const ClusterFit& fit, const Plan& ws) {
+inline Plan decode_cluster_split(Shape t, int m, int n, int k, int sm_count, const ClusterFit& fit, const Plan& ws) {
   const Plan one = plan_for(t, 1, m, n, k, sm_count, 0);
   const int64_t tiles = int64_t{one.tiles_x} * one.tiles_y;
   const int s = cluster_split_size(tiles, one.k_blocks, kMinClusterKBlocksDecode, kMaxClusterSplit, fit);
@@ -207,8 +195,9 @@ inline Plan decode_cluster_split(Tile t, int m, int n, int k, int sm_count, cons
 
 // Decode split count: as many splits as fill one wave, each keeping
 // kMinSplitKBlocksSmall K blocks; none for short streams, nor once the tiles
-// fill the SMs (a full grid already streams near the roof: v10 sweep,
-// 1x57344x8192, 448 tiles, 0.82 of it unsplit).
+// fill the SMs (a full grid already streams near the roof: the decode sweep
+// of docs/perf/log/2026-11-30-pipeline-and-tiles.md, 1x57344x8192, 448 tiles, 0.82
+// of it unsplit).
 inline int decode_splits(const Plan& one, int sm_count) {
   const int64_t tiles = int64_t{one.tiles_x} * one.tiles_y;
   if (tiles >= sm_count || one.k_blocks < kMinDecodeSplitStream) return 1;
@@ -219,8 +208,8 @@ inline int decode_splits(const Plan& one, int sm_count) {
 // 128 x 128 K blocks (block scales: in 128 x 128 waves).
 inline double normal_tile_cost(const Plan& one, bool block_scales, int sm_count) {
   const double waves = static_cast<double>(waves_of(int64_t{one.tiles_x} * one.tiles_y, sm_count));
-  const bool wide_m = one.tile == Tile::k256x128 || one.tile == Tile::k256x128Block;
-  const bool wide_n = one.tile == Tile::k128x192 || one.tile == Tile::k128x192Block;
+  const bool wide_m = one.block_m > row(Shape::k128x128).block_m;
+  const bool wide_n = one.block_n > row(Shape::k128x128).block_n;
   if (block_scales) return waves * (wide_m ? k256x128WaveCostBlockScales : wide_n ? k128x192WaveCostBlockScales : 1.0);
   const double block_cost = wide_m ? k256x128BlockCost : wide_n ? k128x192BlockCost : k128x128BlockCost;
   const double overhead = wide_m ? k256x128TileOverhead : wide_n ? k128x192TileOverhead : k128x128TileOverhead;
@@ -233,7 +222,7 @@ inline double normal_tile_cost(const Plan& one, bool block_scales, int sm_count)
 // (512 x 6144: 192 tiles of 128 x 128, two waves, against 128 of 128 x 192,
 // one). Never split.
 inline Plan with_wide_n(const Plan& chosen, int m, int n, int k, bool block_scales, int sm_count) {
-  const Plan n1 = plan_for(block_scales ? Tile::k128x192Block : Tile::k128x192, 1, m, n, k, sm_count, 0);
+  const Plan n1 = plan_for(block_scales ? Shape::k128x192Block : Shape::k128x192, 1, m, n, k, sm_count, 0);
   return normal_tile_cost(n1, block_scales, sm_count) < normal_tile_cost(chosen, block_scales, sm_count) ? n1 : chosen;
 }
 
@@ -241,7 +230,7 @@ inline Plan with_wide_n(const Plan& chosen, int m, int n, int k, bool block_scal
 // A pair of tiles that share one operand tile runs on the two CTAs of a
 // cluster, each loading half of the shared tile and multicasting it
 // (kernel_args.hpp, ClusterArgs): the shared side's L2 reads halve. Only
-// the tiles compiled with clusters (tile_has_clusters: the 256 x 128 block
+// the tiles compiled with clusters (ShapeRow::clusters: the 256 x 128 block
 // tile), without split-K; a pair's second tile past the edge is a pad unit
 // that repeats the first (odd tile counts).
 // A development override of the plan's clusters: FP8KIT_SM90_CLUSTER
@@ -249,7 +238,7 @@ inline Plan with_wide_n(const Plan& chosen, int m, int n, int k, bool block_scal
 using ClusterForce = ClusterOverride;
 
 inline bool cluster_legal(const Plan& pl, int sm_count) {
-  return tile_has_clusters(pl.tile) && pl.splits == 1 && sm_count >= 2;
+  return row(pl.shape).clusters && pl.splits == 1 && sm_count >= 2;
 }
 
 // The side to share: the larger tile side (X in the 256 x 128 tiles, unless
@@ -306,27 +295,27 @@ inline Plan cluster_plan(Plan pl, int sm_count, ClusterForce force) {
 // where cluster_plan says so (`cluster`: a development override,
 // FP8KIT_SM90_CLUSTER).
 // Splits are costly here: a split writes and reads back an f32 partial tile,
-// 4x the bytes of its bf16 output (measured in docs/perf.md).
+// 4x the bytes of its bf16 output (docs/perf/log/2026-11-30-pipeline-and-tiles.md).
 // Cluster splits (`fit`: the device's cluster capacity; the default plans
 // none): decode_cluster_split for decode, where they beat the workspace
 // split. They need no workspace, so callers without one (the Python front
-// end) get decode split-K too. The normal tiles have none: in the v13-csplit
-// run their cluster splits tied with the workspace split at best, and
-// compiled into the 128 x 128 tiles the code cost every unsplit launch of
-// them 2-4% (docs/perf.md, v13 integrated run).
+// end) get decode split-K too. The normal tiles have none: their cluster
+// splits tied with the workspace split at best (docs/perf/log/2026-12-01-cluster-split.md),
+// and compiled into the 128 x 128 tiles the code cost every unsplit launch
+// of them 2-4% (docs/perf/log/2026-12-01-integrated-run.md).
 inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available,
                       ClusterForce cluster = ClusterForce::kPlan, const ClusterFit& fit = ClusterFit{}) {
   const bool swap = m <= kSwapMaxM;
   const int k_blocks = static_cast<int>(ceil_div(k, kBlockK));
   if (swap) {
-    const Tile t = block_scales ? Tile::k128x64SwapBlock : Tile::k128x64Swap;
+    const Shape t = block_scales ? Shape::k128x64SwapBlock : Shape::k128x64Swap;
     const Plan ws = plan_for(t, decode_splits(plan_for(t, 1, m, n, k, sm_count, 0), sm_count), m, n, k, sm_count,
                              workspace_available);
     if (const Plan c = decode_cluster_split(t, m, n, k, sm_count, fit, ws); c.cluster_splits > 1) return c;
     return ws;
   }
-  const Tile large = block_scales ? Tile::k128x128Block : Tile::k128x128;
-  const Tile wide = block_scales ? Tile::k256x128Block : Tile::k256x128;
+  const Shape large = block_scales ? Shape::k128x128Block : Shape::k128x128;
+  const Shape wide = block_scales ? Shape::k256x128Block : Shape::k256x128;
   const Plan l1 = plan_for(large, 1, m, n, k, sm_count, 0);
   const Plan w1 = plan_for(wide, 1, m, n, k, sm_count, 0);
   const int64_t large_tiles = int64_t{l1.tiles_x} * l1.tiles_y;

@@ -49,9 +49,9 @@ struct ColFactor {
   uint32_t bias_bits[kMaxColFactorsPerThread] = {};  // see load_bias_bits
 };
 
-template <Tile T>
+template <class T>
 __device__ __forceinline__ ColFactor load_col_factor(const KernelArgs& p, const Unit& w, int thread) {
-  using Cfg = TileConfig<T>;
+  using Cfg = T;
   ColFactor c;
 #pragma unroll
   for (int i = 0; i < Cfg::kColFactorsPerThread; ++i) {
@@ -67,9 +67,9 @@ __device__ __forceinline__ ColFactor load_col_factor(const KernelArgs& p, const 
 
 // This thread's kernel rows' scales and biases (per sub-tile s and h), also
 // loaded when a unit starts.
-template <Tile T>
+template <class T>
 struct RowFactors {
-  using Cfg = TileConfig<T>;
+  using Cfg = T;
   static constexpr int kSub = Cfg::kSubTiles;
   float scale[kSub][2];
   uint32_t bias_bits[kSub][2];  // bias along X (swapped tiles) only
@@ -95,9 +95,9 @@ struct RowFactors {
 // Whether TMA fills the stages' scale slots (A's scales, dense normal block
 // tiles, where the host encoded them: p.fine_scales_tma); else the scale
 // warp (or the slot warp) copies them, and every consumer thread frees a stage.
-template <Tile T>
+template <class T>
 __device__ __forceinline__ bool slots_by_tma(const KernelArgs& p) {
-  return TileConfig<T>::kCoarseChunks && p.fine_scales_tma;
+  return T::kCoarseChunks && p.fine_scales_tma;
 }
 
 // The scale warp's copies of K block kb's scales of unit w into a stage's
@@ -105,9 +105,9 @@ __device__ __forceinline__ bool slots_by_tma(const KernelArgs& p) {
 // per-row side's scales are [k_blocks, block_ld] (rows-contiguous); the
 // per-128-block side's [tiles of 128, k_blocks]; each from its expert's slab
 // (kernel_args.hpp).
-template <Tile T>
+template <class T>
 __device__ __forceinline__ void load_scale_slot(const KernelArgs& p, const Unit& w, int kb, float* slot, int lane) {
-  using Cfg = TileConfig<T>;
+  using Cfg = T;
   constexpr bool kRowsOnX = Cfg::kRowBlockScalesOnX;
   const SideScales& fine = kRowsOnX ? p.x_scales : p.y_scales;
   const SideScales& coarse = kRowsOnX ? p.y_scales : p.x_scales;
@@ -145,10 +145,10 @@ __device__ __forceinline__ void load_scale_slot(const KernelArgs& p, const Unit&
 // w's K blocks [kb0, kb0 + n) into a chunk buffer, (n, kScaleGroups) f32,
 // lane-strided. Column group g's block is clamped to B's last one (a group
 // past N is never stored).
-template <Tile T>
+template <class T>
 __device__ __forceinline__ void load_coarse_chunk(const KernelArgs& p, const Unit& w, int kb0, int n, float* chunk,
                                                   int lane) {
-  using Cfg = TileConfig<T>;
+  using Cfg = T;
   const int last_block = (w.y_end - w.n_base - 1) / kScaleBlock;
 #pragma unroll 1  // the producer warpgroup's 40 registers
   for (int g = 0; g < Cfg::kScaleGroups; ++g) {
@@ -164,9 +164,9 @@ __device__ __forceinline__ void load_coarse_chunk(const KernelArgs& p, const Uni
 // the warp never waits for a load, so it runs ahead like the TMA thread.
 // Dense normal block tiles: the slot warp does this where TMA does not fill
 // the slots, and the scale warp copies B's scales by chunks (produce_coarse).
-template <Tile T>
+template <class T>
 __device__ __forceinline__ void produce_scales(const KernelArgs& p, SharedStorage<T>& smem, int lane) {
-  PipelineState<TileConfig<T>::kStages> ps;
+  PipelineState<T::kStages> ps;
   ptx::griddep_wait();  // activation scales may come from the kernel before
   const int units = unit_count<T>(p, smem);
   for (int u = first_unit<T>(p); u < units; u = next_unit<T>(p, u)) {
@@ -183,7 +183,7 @@ __device__ __forceinline__ void produce_scales(const KernelArgs& p, SharedStorag
 // Dense normal block tiles, the scale warp: B's scales of every unit's K
 // range in chunks of kCoarseChunkBlocks K blocks, in the consumers' order,
 // each chunk's completion handed to its `coarse_full` (one arrive per lane).
-template <Tile T>
+template <class T>
 __device__ __forceinline__ void produce_coarse(const KernelArgs& p, SharedStorage<T>& smem, int lane) {
   PipelineState<kCoarseChunkBuffers> cs;
   ptx::griddep_wait();  // as produce_scales: the scales belong to the stream's order
@@ -202,9 +202,9 @@ __device__ __forceinline__ void produce_coarse(const KernelArgs& p, SharedStorag
 // the stage's slot: per (column group, s, h) when the rows' scales are per
 // row (the other side is uniform over each column group), per (j, e) when
 // the columns' are.
-template <Tile T>
+template <class T>
 struct BlockFactors {
-  using Cfg = TileConfig<T>;
+  using Cfg = T;
   static constexpr bool kRowsOnX = Cfg::kRowBlockScalesOnX;
   static constexpr int kCount = kRowsOnX ? 2 * Cfg::kSubTiles * Cfg::kScaleGroups : Cfg::kBlockN / 4;
   float f[kCount];

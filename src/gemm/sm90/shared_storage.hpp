@@ -21,9 +21,9 @@ struct GroupTable<true> {
   int row_end[kMaxGroupedExperts];   // the (clamped) end of expert e's rows in A / D
 };
 
-template <Tile T>
-struct SharedStorage : GroupTable<TileConfig<T>::kGrouped> {
-  using Cfg = TileConfig<T>;
+template <class T>
+struct SharedStorage : GroupTable<T::kGrouped> {
+  using Cfg = T;
   // The mainloop's stages: (BLK_M, BLK_K) X and (BLK_N, BLK_K) Y FP8 tiles,
   // 128B-swizzled, each on a 1024-byte boundary (the wgmma descriptors'
   // base offset is 0).
@@ -54,7 +54,7 @@ struct SharedStorage : GroupTable<TileConfig<T>::kGrouped> {
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage)) + kSwizzleAtomBytes;
 };
 
-template <Tile T>
+template <class T>
 constexpr int smem_bytes() {
   static_assert(SharedStorage<T>::kSmemBytes <= kSmemBytesMax, "the tile's stages fit the opt-in shared memory");
   return SharedStorage<T>::kSmemBytes;

@@ -42,7 +42,6 @@ constexpr int kSmemReserve = 2048;       // barriers, split-K flags, alignment s
 constexpr int kOutBoxRows = 64;          // rows of a D store box (every tile's D sub-tiles are 64 rows)
 constexpr int kOutChunkBytes = 128;      // bytes of a D store box row: one 128B swizzle row
 constexpr int kMaxBlockM = 256;          // the largest tile's kernel rows (TMA boxes hold at most 256)
-constexpr int kWideBlockN = 192;         // kernel columns of the 128 x 192 tiles
 constexpr int kMaxColFactorsPerThread = 2;  // ceil(largest BN / 128)
 constexpr int kTmaSmemAlign = 128;       // shared-memory destinations of TMA tensor copies
 // Dense normal block tiles (TileConfig::kCoarseChunks): B's block scales of
@@ -55,25 +54,19 @@ constexpr int kCoarseChunkBuffers = 2;
 constexpr int kMaxClusterSplit = 8;
 constexpr int kClusterLevels = 3;  // log2(kMaxClusterSplit)
 
-// Tile configurations, named by kernel rows x columns (BN is the wgmma N):
-//   k128x128, k128x128Block:         normal (X = A), non-block / block scales
-//   k256x128, k256x128Block:         normal, each consumer holds two m64 sub-tiles
-//   k128x64Swap, k128x64SwapBlock:   swapped (X = B) for M <= 64 (decode)
-//   k128x192, k128x192Block:         normal, 192 columns (one accumulator):
-//                                    where N's 128-wide tiles leave a
-//                                    ragged last wave (plan.hpp)
-//   kGrouped*:                       the same four 128-row tiles over the
-//                                    (expert, tile) units of a grouped launch
-//                                    (tile_scheduler.cuh); their shared memory
-//                                    also holds the experts' unit table
-//   kGrouped128x16Swap:              grouped only: masked decode of at most 16
-//                                    tokens per expert (wgmma N = 16: a quarter
-//                                    of the 64-token tile's tensor work and
-//                                    token bytes, 11 stages instead of 8)
-// The 256 x 128 tiles read 48 KB of X and Y per 8.4 MFLOP against the
-// 128 x 128 tiles' 32 KB per 4.2 MFLOP: a quarter less L2 traffic per FLOP,
-// for a coarser grid (the host picks them only where the waves come out even).
-enum class Tile {
+// ---- The tiles, as data ---------------------------------------------------
+// A kernel is a tile shape (the table below) instantiated for a problem kind;
+// everything else of its configuration (TileConfig) is derived from the two.
+// Device templates take the configuration type, TileConfig<S, K>, as `T`.
+//
+// Problem kind: the dense GEMM, or the grouped one over the (expert, tile)
+// units of a grouped launch (tile_scheduler.cuh), whose shared memory also
+// holds the experts' unit table.
+enum class Kind { kDense, kGrouped };
+
+// Tile shapes, by kernel rows x columns (BN is the wgmma N) and scale kind.
+// A new shape is appended: the existing kernels keep their names.
+enum class Shape {
   k128x128,
   k128x128Block,
   k128x64Swap,
@@ -82,54 +75,96 @@ enum class Tile {
   k256x128Block,
   k128x192,
   k128x192Block,
-  kGrouped128x128,
-  kGrouped128x128Block,
-  kGrouped128x64Swap,
-  kGrouped128x64SwapBlock,
-  kGrouped128x16Swap,
+  k128x16Swap,
+  kCount,
 };
-constexpr int kTileCount = 8;         // the dense tiles (the first eight)
-constexpr int kGroupedTileCount = 5;  // the grouped ones after them
+constexpr int kShapeCount = static_cast<int>(Shape::kCount);
+
+struct ShapeRow {
+  Shape shape;       // its own index in kShapes
+  const char* name;  // in kernel names: "128x64,swap,block"
+  int block_m;       // kernel rows (X): 128, or 256 (each consumer holds two m64 sub-tiles)
+  int block_n;       // kernel columns (Y), the wgmma N
+  bool swap;         // X = B, Y = A: the decode orientation (M <= 64)
+  bool block_scales;  // 1x128 / 128x128 block scales, applied per K block
+  bool dense, grouped;  // the problem kinds it is instantiated for
+  // Dense only. 2-CTA clusters with TMA multicast of the shared operand
+  // (cluster.cuh): the 256 x 128 block tile alone, where sharing its 256-row
+  // X tile saves a third of the L2 reads (3.6% faster on the suite's
+  // clustered block rows); at 128 x 128 (a quarter saved), and in the vector
+  // modes' tiles, multicast measured 0-1% and the cluster code cost the
+  // kernels 2-4% when not clustered (docs/perf/log/2026-12-01-cluster-multicast.md).
+  bool clusters;
+  // Dense only. The cluster split (split-K through a cluster's distributed
+  // shared memory, cluster_split.cuh), in the tiles its plan rule takes: the
+  // swapped decode tiles (plan.hpp); in the 128 x 128 tiles its code cost 2-4%
+  // unsplit (docs/perf/log/2026-12-01-integrated-run.md).
+  bool cluster_split;
+};
+
+// The 256 x 128 tiles read 48 KB of X and Y per 8.4 MFLOP against the
+// 128 x 128 tiles' 32 KB per 4.2 MFLOP: a quarter less L2 traffic per FLOP,
+// for a coarser grid (the host picks them only where the waves come out
+// even). The 128 x 192 tiles (one accumulator) serve N whose 128-wide tiles
+// leave a ragged last wave (plan.hpp). The 128 x 16 swapped tile is masked
+// grouped decode of at most 16 tokens per expert (wgmma N = 16: a quarter of
+// the 64-token tile's tensor work and token bytes, 11 stages instead of 8).
+//                 shape                  name                 BM   BN   swap   block  dense  grouped clusters csplit
+constexpr ShapeRow kShapes[] = {
+    {Shape::k128x128,         "128x128",           128, 128, false, false, true,  true,  false, false},
+    {Shape::k128x128Block,    "128x128,block",     128, 128, false, true,  true,  true,  false, false},
+    {Shape::k128x64Swap,      "128x64,swap",       128, 64,  true,  false, true,  true,  false, true},
+    {Shape::k128x64SwapBlock, "128x64,swap,block", 128, 64,  true,  true,  true,  true,  false, true},
+    {Shape::k256x128,         "256x128",           256, 128, false, false, true,  false, false, false},
+    {Shape::k256x128Block,    "256x128,block",     256, 128, false, true,  true,  false, true,  false},
+    {Shape::k128x192,         "128x192",           128, 192, false, false, true,  false, false, false},
+    {Shape::k128x192Block,    "128x192,block",     128, 192, false, true,  true,  false, false, false},
+    {Shape::k128x16Swap,      "128x16,swap",       128, 16,  true,  false, false, true,  false, false},
+};
+
+constexpr bool shapes_are_indexed() {
+  if (static_cast<int>(sizeof kShapes / sizeof kShapes[0]) != kShapeCount) return false;
+  for (int i = 0; i < kShapeCount; ++i)
+    if (static_cast<int>(kShapes[i].shape) != i) return false;
+  return true;
+}
+static_assert(shapes_are_indexed(), "kShapes has one row per Shape, in enum order");
+
+// A shape's row. Shape values come from the enum alone, so the index is in range.
+constexpr const ShapeRow& row(Shape s) { return kShapes[static_cast<int>(s)]; }
+constexpr bool instantiated(Shape s, Kind k) { return k == Kind::kDense ? row(s).dense : row(s).grouped; }
+
+// Kernels of a problem kind (its shapes times the 2 x 2 operand type pairs).
+constexpr int kernels_of(Kind k) {
+  int n = 0;
+  for (const ShapeRow& r : kShapes) n += (k == Kind::kDense ? r.dense : r.grouped) ? 4 : 0;
+  return n;
+}
+constexpr int kGroupedKernelCount = kernels_of(Kind::kGrouped);
+
+// How the kernels are named in a binary (demangled; core/registry.hpp's
+// KernelMatch): the template, and the problem kind among its arguments.
+constexpr const char* kKernelName = "fp8kit::sm90::sm90_fp8_gemm_kernel<";
+constexpr const char* kDenseKind = "(fp8kit::sm90::Kind)0>";
+constexpr const char* kGroupedKind = "(fp8kit::sm90::Kind)1>";
+
 // Grouped launches: experts one CTA's unit table holds (2 ints each: 8 KiB
 // at 1024, which costs the 128 x 128 tile its sixth stage; the other tiles
 // had the room). The host refuses more experts (grouped_path.cu).
 constexpr int kMaxGroupedExperts = 1024;
 
-// 2-CTA clusters with TMA multicast of the shared operand (cluster.cuh)
-// are compiled into the 256 x 128 block tile only, where sharing its
-// 256-row X tile saves a third of the L2 reads: 3.6% faster on the suite's
-// clustered block rows. At 128 x 128 (a quarter saved), and in the vector
-// modes' tiles, multicast measured 0-1% and the cluster code cost the
-// kernels 2-4% when not clustered (docs/perf.md, v13-mcast). The plan
-// (plan.hpp, cluster_legal) asks this too.
-constexpr bool tile_has_clusters(Tile t) { return t == Tile::k256x128Block; }
-// The cluster split (split-K through a cluster's distributed shared memory,
-// cluster_split.cuh) is compiled into the tiles its plan rule takes: the
-// swapped decode tiles (plan.hpp); the others compile none of its code (in
-// the 128 x 128 tiles it cost 2-4% unsplit: docs/perf.md, v13 integrated run).
-constexpr bool tile_has_cluster_split(Tile t) { return t == Tile::k128x64Swap || t == Tile::k128x64SwapBlock; }
-
-// Dense normal block tiles (TileConfig::kCoarseChunks below): A's and B's
-// block scales reach the consumers by separate routes.
-constexpr bool tile_has_coarse_chunks(Tile t) {
-  return t == Tile::k128x128Block || t == Tile::k256x128Block || t == Tile::k128x192Block;
-}
-
-template <Tile T>
+template <Shape S, Kind K>
 struct TileConfig {
-  static constexpr bool kGrouped = static_cast<int>(T) >= kTileCount;
-  static constexpr bool kSwap = (T == Tile::k128x64Swap || T == Tile::k128x64SwapBlock ||
-                                 T == Tile::kGrouped128x64Swap || T == Tile::kGrouped128x64SwapBlock ||
-                                 T == Tile::kGrouped128x16Swap);
-  static constexpr bool kBlock = (T == Tile::k128x128Block || T == Tile::k128x64SwapBlock || T == Tile::k256x128Block ||
-                                  T == Tile::k128x192Block || T == Tile::kGrouped128x128Block ||
-                                  T == Tile::kGrouped128x64SwapBlock);
-  static constexpr bool kWideN = (T == Tile::k128x192 || T == Tile::k128x192Block);
-  static constexpr bool kWideTile = (T == Tile::k256x128 || T == Tile::k256x128Block);
+  static_assert(instantiated(S, K), "a shape is instantiated only for the problem kinds its row names");
+  static constexpr Shape kShape = S;
+  static constexpr Kind kKind = K;
+  static constexpr bool kGrouped = K == Kind::kGrouped;
+  static constexpr bool kSwap = row(S).swap;
+  static constexpr bool kBlock = row(S).block_scales;
   // 2-CTA clusters with multicast (cluster.cuh); the other tiles compile no cluster code.
-  static constexpr bool kClusters = tile_has_clusters(T);
-  static constexpr bool kClusterSplit = tile_has_cluster_split(T);
-  static constexpr int kBlockM = kWideTile ? 256 : 128;
+  static constexpr bool kClusters = row(S).clusters && !kGrouped;
+  static constexpr bool kClusterSplit = row(S).cluster_split && !kGrouped;
+  static constexpr int kBlockM = row(S).block_m;
   // m64 sub-tiles per consumer warpgroup: 1, or 2 in the 256 x 128 tiles.
   static constexpr int kSubTiles = kBlockM / (kConsumers * kWgmmaM);
   // 128 for the other normal tiles: the m64 x BN f32 accumulators must fit
@@ -137,7 +172,7 @@ struct TileConfig {
   // 128 x 128; one accumulator and two masters at 256 x 128; one
   // accumulator and the master, 2 x 96, at 128 x 192).
   // Swapped: the tokens, 64, or 16 in the masked decode tile.
-  static constexpr int kBlockN = T == Tile::kGrouped128x16Swap ? 16 : kSwap ? 64 : kWideN ? kWideBlockN : 128;
+  static constexpr int kBlockN = row(S).block_n;
   // Which side carries what (the kernel-argument struct is in X / Y terms;
   // these are the facts of the orientation the device code still needs).
   // B is the weight: it does not depend on the kernel before (see the
@@ -183,7 +218,7 @@ struct TileConfig {
   // scale warp copies once into one of two chunk buffers. With TMA filling
   // the slot, no thread writes what a consumer reads per stage, and one
   // arrive per warp frees it (mainloop.cuh, release_stage).
-  static constexpr bool kCoarseChunks = tile_has_coarse_chunks(T);
+  static constexpr bool kCoarseChunks = kBlock && !kSwap && !kGrouped;
   static constexpr int kRowScales = kRowBlockScalesOnX ? kBlockM : 1;
   static constexpr int kColScales = kCoarseChunks ? 0 : kRowBlockScalesOnX ? kScaleGroups : kBlockN;
   static constexpr int kColScaleOffset = kRowBlockScalesOnX ? kBlockM : 4;  // 16-byte aligned: read as float2
@@ -197,14 +232,13 @@ struct TileConfig {
   static constexpr int kAccRegs = kBlockN / 2;  // f32 per thread for m64 x BN
   // Two wgmma accumulators (K block i+1 runs while block i is promoted) plus
   // the master: 3 x 64 registers at BN 128. Block tiles keep one and wait
-  // for each block before promoting it (double-buffered they ran 10% slower
-  // on the suite: docs/perf.md); so do the 256 x 128 tiles (two masters)
+  // for each block before promoting it (double-buffered they measured
+  // slower: docs/perf/log/2026-11-30-pipeline-and-tiles.md); so do the 256 x 128 tiles (two masters)
   // and the 128 x 192 ones (a second accumulator does not fit): the other
   // consumer's wgmma fills the tensor pipe during a promotion.
   static constexpr bool kDoubleAcc = !kBlock && kSubTiles == 1 && kBlockN <= 128;
   static_assert(kBlockM <= kMaxBlockM, "a TMA box holds at most 256 rows");
-  // The 256 x 128 block tile gets 3 stages (its scale slots cost the fourth;
-  // 3 and 4 run at the same speed: docs/perf.md).
+  // The 256 x 128 block tile gets 3 stages (its scale slots cost the fourth).
   static_assert(kStages >= 3, "fewer than three stages cannot hide the TMA latency");
   static_assert(!kCoarseChunks || kScaleSlotBytes % kTmaSmemAlign == 0, "every stage's slot starts where TMA may write");
   static_assert(2 * kBlockN * sizeof(float) <= kStagingBytes, "the column factors pass through the staging buffer");

@@ -48,10 +48,10 @@ __device__ __forceinline__ TileXY raster(int tile, int tiles_x, int tiles_y, int
 
 // A dense unit's bases from its tile coordinates: the tile's first kernel
 // row and column, the problem's ends, no expert.
-template <Tile T>
+template <class T>
 __device__ __forceinline__ Unit with_dense_bases(const KernelArgs& p, Unit w) {
-  w.x0 = w.tx * TileConfig<T>::kBlockM;
-  w.y0 = w.ty * TileConfig<T>::kBlockN;
+  w.x0 = w.tx * T::kBlockM;
+  w.y0 = w.ty * T::kBlockN;
   w.x_end = p.rows_x;
   w.y_end = p.rows_y;
   w.expert = 0;
@@ -61,7 +61,7 @@ __device__ __forceinline__ Unit with_dense_bases(const KernelArgs& p, Unit w) {
 
 // Dense work unit u -> tile and K range (tiles in raster order; a tile's
 // splits are adjacent units).
-template <Tile T>
+template <class T>
 __device__ __forceinline__ Unit dense_unit(const KernelArgs& p, int u) {
   Unit w;
   w.tile = u / p.splits;
@@ -79,7 +79,7 @@ __device__ __forceinline__ Unit dense_unit(const KernelArgs& p, int u) {
 // (tiles along the paired side halved, rounded up; half the group); the CTA
 // of cluster rank r takes the pair's tile 2 i + r along that side, or where
 // that is past the edge, repeats tile 2 i as a pad unit. No split-K.
-template <Tile T>
+template <class T>
 __device__ __forceinline__ Unit pair_unit(const KernelArgs& p, int q, int rank) {
   const bool along_y = p.cluster.share_x;
   const int pairs_x = along_y ? p.tiles_x : (p.tiles_x + 1) / 2;
@@ -106,18 +106,18 @@ __device__ __forceinline__ Unit pair_unit(const KernelArgs& p, int q, int rank) 
 //   contiguous  end_e = min(T, max(end_{e-1}, offs[e])), end_{-1} = 0, start_e = end_{e-1}
 //   masked      start_e = e * max_m, end_e = start_e + min(max_m, max(0, counts[e]))
 
-template <Tile T>
+template <class T>
 constexpr int a_tile_rows() {  // rows of A (tokens) one tile covers
-  return TileConfig<T>::kSwap ? TileConfig<T>::kBlockN : TileConfig<T>::kBlockM;
+  return T::kSwap ? T::kBlockN : T::kBlockM;
 }
 
 // Every thread of the CTA, before the roles split: each thread takes
 // kItems consecutive experts; a block-wide max scan clamps the contiguous
 // ends, a sum scan counts the units. The scans' scratch is the first X
 // stage, which no TMA writes before the barrier that ends this.
-template <Tile T>
+template <class T>
 __device__ __forceinline__ void build_group_table(const KernelArgs& p, SharedStorage<T>& smem) {
-  if constexpr (TileConfig<T>::kGrouped) {
+  if constexpr (T::kGrouped) {
     constexpr int kItems = (kMaxGroupedExperts + kThreads - 1) / kThreads;
     constexpr int kRows = a_tile_rows<T>();
     using Scan = cub::BlockScan<int, kThreads>;
@@ -160,9 +160,9 @@ __device__ __forceinline__ void build_group_table(const KernelArgs& p, SharedSto
   }
 }
 
-template <Tile T>
+template <class T>
 __device__ __forceinline__ Unit grouped_unit(const KernelArgs& p, int u, const SharedStorage<T>& smem) {
-  using Cfg = TileConfig<T>;
+  using Cfg = T;
   const GroupedArgs& g = p.grouped;
   int lo = 0, hi = g.experts - 1;  // the first expert whose units end past u
   while (lo < hi) {
@@ -196,32 +196,32 @@ __device__ __forceinline__ Unit grouped_unit(const KernelArgs& p, int u, const S
 }
 
 // 2-CTA clusters (kernel_args.hpp) in this tile: 1, else 0 (a shift of the grid).
-template <Tile T>
+template <class T>
 __device__ __forceinline__ int cluster_shift(const KernelArgs& p) {
-  return TileConfig<T>::kClusters && p.cluster.size > 1 ? 1 : 0;
+  return T::kClusters && p.cluster.size > 1 ? 1 : 0;
 }
 
 // Work unit u of the CTA's launch, and how many there are.
-template <Tile T>
+template <class T>
 __device__ __forceinline__ Unit unit_of(const KernelArgs& p, int u, const SharedStorage<T>& smem) {
-  if constexpr (TileConfig<T>::kGrouped) {
+  if constexpr (T::kGrouped) {
     return grouped_unit<T>(p, u, smem);
   } else {
     if (cluster_shift<T>(p)) return pair_unit<T>(p, u, static_cast<int>(cuda::ptx::get_sreg_cluster_ctarank()));
     return dense_unit<T>(p, u);
   }
 }
-template <Tile T>
+template <class T>
 __device__ __forceinline__ int unit_count(const KernelArgs& p, const SharedStorage<T>& smem) {
-  if constexpr (TileConfig<T>::kGrouped) return smem.unit_end[p.grouped.experts - 1];
+  if constexpr (T::kGrouped) return smem.unit_end[p.grouped.experts - 1];
   else return p.num_units;
 }
 
 // The CTA's units in order: for (int u = first_unit<T>(p); u < unit_count<T>(p, smem); u = next_unit<T>(p, u)).
 // In 2-CTA clusters both CTAs of cluster blockIdx.x / 2 walk the same pair units.
-template <Tile T>
+template <class T>
 __device__ __forceinline__ int first_unit(const KernelArgs& p) { return blockIdx.x >> cluster_shift<T>(p); }
-template <Tile T>
+template <class T>
 __device__ __forceinline__ int next_unit(const KernelArgs& p, int u) { return u + (gridDim.x >> cluster_shift<T>(p)); }
 
 // Position in the ring of kStages stages; the phase flips at each wrap.

@@ -1,0 +1,25 @@
+#include "api/kernel_catalog.hpp"
+
+#include "api/ops.hpp"
+#include "gemm/dispatch.hpp"
+
+namespace fp8kit {
+namespace {
+
+template <typename Desc>
+void add(std::vector<KernelFamilyEntry>* out) {
+  for (const auto* path : registry<typename Op<Desc>::Problem>())
+    out->push_back({Op<Desc>::kWhat, path->name(), path->kernels, &path->images()});
+}
+
+}  // namespace
+
+std::vector<KernelFamilyEntry> kernel_catalog() {
+  std::vector<KernelFamilyEntry> out;
+  add<fp8kit_gemm_desc>(&out);
+  add<fp8kit_grouped_gemm_desc>(&out);
+  add<fp8kit_quantize_desc>(&out);
+  return out;
+}
+
+}  // namespace fp8kit
