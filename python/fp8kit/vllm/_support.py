@@ -8,6 +8,7 @@ its next kernel. Nothing here raises: a failure to answer is a "no" with its rea
 """
 
 import functools
+import logging
 
 from .. import _lib
 from .._choose import choose_path
@@ -20,6 +21,8 @@ MODES = {
 # fp8kit's GEMMs need K (and an expert's inner dimension) a multiple of this.
 K_MULTIPLE = 16
 WIDE_DTYPE_NAMES = ("bfloat16", "float16", "float32")
+
+logger = logging.getLogger("vllm.plugins.fp8kit")
 
 
 def current_capability():
@@ -39,7 +42,11 @@ def _answer(capability, modes):
     choice = choose_path(major, minor, *modes)
     if choice.ok:
         return True, None, choice
-    return False, f"has no fp8kit image for compute capability {major}.{minor} in this build: {choice.reason}", choice
+    reason = f"has no fp8kit image for compute capability {major}.{minor} in this build: {choice.reason}"
+    # Once per capability and kind (the answers are cached): vLLM moves on to its next kernel.
+    logger.info("fp8kit: not selected for capability %d.%d (%s); vLLM's next kernel runs", major, minor,
+                choice.reason)
+    return False, reason, choice
 
 
 def is_supported(capability, kind):
