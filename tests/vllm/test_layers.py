@@ -239,3 +239,32 @@ def test_batched_experts_traced(vllm_config, layer_name):
 def _block_keys():
     from vllm.model_executor.layers.quantization.utils.quant_utils import kFp8Dynamic128Sym, kFp8Static128BlockSym
     return kFp8Static128BlockSym, kFp8Dynamic128Sym
+
+
+def test_vllms_own_log_says_fp8kit_is_selected(vllm_config, layer_name, capsys):
+    """What a user sees in vLLM's log (docs/vllm.md quotes this test's output): vLLM's
+    logging configured as `vllm serve` configures it."""
+    import vllm.logger
+    from vllm.config.logging import LoggingConfig
+
+    root = logging.getLogger("vllm")
+    saved = root.handlers[:], root.propagate, root.level
+    vllm.logger._print_info_once.cache_clear()
+    try:
+        vllm.logger.configure_logging(LoggingConfig())
+        with capability(121), set_default_torch_dtype(torch.bfloat16):
+            for config in (Fp8Config(True, activation_scheme="dynamic"),
+                           Fp8Config(True, activation_scheme="dynamic", weight_block_size=[128, 128])):
+                MergedColumnParallelLinear(K, WIDTHS, bias=False, quant_config=config, params_dtype=torch.bfloat16,
+                                           prefix=f"{layer_name}.gate_up_proj")
+            _moe(layer_name, Fp8Config(True, activation_scheme="dynamic", weight_block_size=[128, 128]))
+    finally:
+        root.handlers[:], root.propagate = saved[0], saved[1]
+        root.setLevel(saved[2])
+    log = capsys.readouterr()
+    text = log.out + log.err
+    with capsys.disabled():
+        print("\n" + text)
+    assert "Selected Fp8kitScaledMMLinearKernel for Fp8LinearMethod" in text
+    assert "Selected Fp8kitBlockScaledMMLinearKernel for Fp8LinearMethod" in text
+    assert "FP8 MoE experts Fp8kitExperts (fp8kit grouped GEMM) ahead of vLLM's backends" in text

@@ -187,3 +187,27 @@ def test_linear_backend_fp8kit_is_accepted_by_the_parser(vllm_config):
         resolved = linear._resolve_backend_kernels(linear._POSSIBLE_FP8_KERNELS[PlatformEnum.CUDA], "scaled-mm",
                                                    quantization="fp8_w8a8")
     assert resolved == [Fp8kitScaledMMLinearKernel]
+
+
+def test_the_moe_oracle_patch_is_left_out_on_other_versions(monkeypatch, caplog):
+    import vllm
+
+    from fp8kit.vllm import _oracle
+
+    monkeypatch.setattr(vllm, "__version__", "0.34.0")
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        assert _oracle.install() == "not installed (vLLM 0.34.0 not covered)"
+    assert any("vLLM 0.34.0 is not a version its FP8 MoE oracle patch covers (0.33.0); vLLM's MoE backend "
+               "choice is left alone" in r.getMessage() for r in caplog.records)
+
+
+def test_the_moe_oracle_patch_is_installed_once_everywhere():
+    import vllm.model_executor.layers.fused_moe.oracle.fp8 as oracle
+    import vllm.model_executor.layers.quantization.fp8 as fp8_method
+
+    from fp8kit.vllm import _oracle
+
+    wrapped = oracle.select_fp8_moe_backend
+    assert hasattr(wrapped, "fp8kit_wraps")
+    _oracle._patch(oracle)
+    assert oracle.select_fp8_moe_backend is wrapped and fp8_method.select_fp8_moe_backend is wrapped
