@@ -187,6 +187,9 @@ def test_linear_backend_fp8kit_is_accepted_by_the_parser(vllm_config):
         resolved = linear._resolve_backend_kernels(linear._POSSIBLE_FP8_KERNELS[PlatformEnum.CUDA], "scaled-mm",
                                                    quantization="fp8_w8a8")
     assert resolved == [Fp8kitScaledMMLinearKernel]
+    # Asked for by name where fp8kit cannot run: vLLM stops with fp8kit's reason.
+    with set_current_vllm_config(config), capability(70), pytest.raises(ValueError, match="needs 7.5 or newer"):
+        _select(kFp8DynamicTokenSym, kFp8StaticTensorSym)
 
 
 def test_the_moe_oracle_patch_is_left_out_on_other_versions(monkeypatch, caplog):
