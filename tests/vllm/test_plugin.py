@@ -214,3 +214,31 @@ def test_the_moe_oracle_patch_is_installed_once_everywhere():
     assert hasattr(wrapped, "fp8kit_wraps")
     _oracle._patch(oracle)
     assert oracle.select_fp8_moe_backend is wrapped and fp8_method.select_fp8_moe_backend is wrapped
+
+
+DEFERRED = """
+import sys, time
+import fp8kit.vllm as plugin
+start = time.monotonic()
+plugin.register()
+took = time.monotonic() - start
+assert "vllm.model_executor.kernels.linear" not in sys.modules, "register() imported the kernel lists"
+import vllm.model_executor.kernels.linear as linear
+from vllm.platforms import PlatformEnum
+heads = [getattr(linear, k.kernel_list)[PlatformEnum.CUDA][0].__name__ for k in plugin.KINDS]
+assert heads == ["Fp8kitScaledMMLinearKernel", "Fp8kitBlockScaledMMLinearKernel"], heads
+print(f"register() {took:.2f} s")
+"""
+
+
+def test_register_leaves_the_kernel_lists_until_vllm_imports_them():
+    """A process that never selects a kernel (the API server, the argument parser) does not
+    import vLLM's kernel modules because of the plugin; they are changed when vLLM imports them."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "VLLM_PLUGINS"}
+    done = subprocess.run([sys.executable, "-c", DEFERRED], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "register() " in done.stdout
