@@ -24,7 +24,6 @@ import torch
 from .. import ops
 
 FP8 = torch.float8_e4m3fn
-ACT_MODES = ("tensor", "row", "block")
 
 
 def quantize(x, act_mode, input_scale=None, input_scale_ub=None):
