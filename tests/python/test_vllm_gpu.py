@@ -18,14 +18,6 @@ M, N, K = 48, 256, 384
 E, TOPK, INNER = 4, 2, 128
 
 
-def _dequant(q, s, act_mode):
-    """The float64 activations fp8kit's quantiser produced: q * its scale."""
-    q64 = q.to(torch.float64)
-    if act_mode == "block":
-        return q64 * s.to(torch.float64).repeat_interleave(BLOCK, dim=1)[:, : q.shape[1]]
-    return q64 * s.to(torch.float64).reshape(-1, 1)
-
-
 def _linear_reference(x, w, w_scale, act_mode, input_scale=None, ub=None):
     """The reference of the linear sequence from the same quantised x (the quantiser is
     tested on its own in test_ops_gpu.py): D = q . w^T * scales."""
@@ -83,18 +75,20 @@ def _experts(w_kind, n, k):
     return w, torch.rand(shapes[w_kind], device="cuda") * 0.02 + 0.01
 
 
-def _expert_scale(w_scale, e):
-    return w_scale[e].reshape(-1) if w_scale.dim() < 3 or w_scale.shape[-1] == 1 else w_scale[e]
+def _expert_scale(w_scale, e, n):
+    """Expert e's scale in scaled_mm's shapes: [1], [N] (per channel) or [ceil(N/128), kb]."""
+    per_channel = w_scale.dim() == 3 and w_scale.shape[1] == n and w_scale.shape[-1] == 1
+    return w_scale[e].reshape(-1) if w_scale.dim() < 3 or per_channel else w_scale[e]
 
 
 def _ffn_reference(x, e, w1, w1_scale, w2, w2_scale, act_mode, a2_scale):
     """One expert's FFN in float64 from fp8kit's quantisations of its inputs."""
     q, s = sequences.quantize(x, act_mode)
-    h, _ = reference(q, w1[e], s, _expert_scale(w1_scale, e))
+    h, _ = reference(q, w1[e], s, _expert_scale(w1_scale, e, 2 * INNER))
     a = torch.empty((x.shape[0], INNER), dtype=torch.bfloat16, device="cuda")
     _silu_and_mul(a, h.to(torch.bfloat16))
     q2, s2 = sequences.quantize(a, act_mode, a2_scale)
-    return reference(q2, w2[e], s2, _expert_scale(w2_scale, e))
+    return reference(q2, w2[e], s2, _expert_scale(w2_scale, e, K))
 
 
 MOE = {"per expert, dynamic per tensor": ("tensor", "tensor"), "per token, per channel": ("row", "channel"),
@@ -117,28 +111,38 @@ def test_moe_standard_sequence_matches_the_reference(name, remote):
     out = sequences.moe_standard(x, ids, weights, w1[:local], w2[:local], w1_scale[:local], w2_scale[:local],
                                  act_mode, _silu_and_mul, INNER, expert_map=expert_map)
     assert out.shape == (tokens, K) and out.dtype == torch.bfloat16
-    ref = torch.zeros(tokens, K, dtype=torch.float64, device="cuda")
-    mag = torch.zeros_like(ref)
-    for t in range(tokens):
-        for j in range(TOPK):
-            e = int(ids[t, j])
-            if e >= local:
-                continue
-            # A dynamic per-tensor scale is over all of the layer's tokens, as the sequence takes it.
-            d, m = _ffn_token(x, t, e, w1, w1_scale, w2, w2_scale, act_mode)
-            ref[t] += float(weights[t, j]) * d
-            mag[t] += float(weights[t, j]) * m
+    ref, mag = _moe_reference(x, ids, weights, local, w1, w1_scale, w2, w2_scale, act_mode)
     _assert_moe_close(out, ref, mag)
 
 
-def _ffn_token(x, t, e, w1, w1_scale, w2, w2_scale, act_mode):
+def _token_scale(s, t, act_mode):
+    return s if act_mode == "tensor" else s[t:t + 1]
+
+
+def _moe_reference(x, ids, weights, local, w1, w1_scale, w2, w2_scale, act_mode):
+    """float64 sum over each token's local experts of weight * FFN, quantised as the sequence
+    quantises: x once over all tokens; the activations of all routed rows together (one
+    dynamic per-tensor scale over them, rows of remote experts being zero) or per row."""
+    q, s = sequences.quantize(x, act_mode)
+    routed = [(t, j, int(ids[t, j])) for t in range(x.shape[0]) for j in range(TOPK) if int(ids[t, j]) < local]
+    acts = {}
+    for t, j, e in routed:
+        h, _ = reference(q[t:t + 1], w1[e], _token_scale(s, t, act_mode), _expert_scale(w1_scale, e, 2 * INNER))
+        a = torch.empty((1, INNER), dtype=torch.bfloat16, device="cuda")
+        _silu_and_mul(a, h.to(torch.bfloat16))
+        acts[t, j] = a
+    a2_scale = None
     if act_mode == "tensor":
-        # The per-tensor scale of the first GEMM's input covers every token; the second's every
-        # routed row. Both enter the bound through the magnitude, not the value.
-        d, m = _ffn_reference(x, e, w1, w1_scale, w2, w2_scale, act_mode, None)
-        return d[t], m[t]
-    d, m = _ffn_reference(x[t:t + 1], e, w1, w1_scale, w2, w2_scale, act_mode, None)
-    return d[0], m[0]
+        amax = max(float(a.float().abs().max()) for a in acts.values())
+        a2_scale = torch.tensor([amax / 448.0 if amax > 0 else 1.0], device="cuda")
+    ref = torch.zeros(x.shape, dtype=torch.float64, device="cuda")
+    mag = torch.zeros_like(ref)
+    for t, j, e in routed:
+        q2, s2 = sequences.quantize(acts[t, j], act_mode, a2_scale)
+        d, m = reference(q2, w2[e], s2, _expert_scale(w2_scale, e, K))
+        ref[t] += float(weights[t, j]) * d[0]
+        mag[t] += float(weights[t, j]) * m[0]
+    return ref, mag
 
 
 def _assert_moe_close(out, ref, mag):

@@ -70,9 +70,12 @@ def _gather_rows(q, s, act_mode, rows):
     return q, s
 
 
-def _channel_scale(w_scale, experts):
-    """vLLM's per-channel expert scale [E, N, 1] read as fp8kit's [E, N] (a view)."""
-    return w_scale.reshape(experts, -1) if w_scale.dim() == 3 and w_scale.shape[-1] == 1 else w_scale
+def _channel_scale(w_scale, w):
+    """vLLM's per-channel expert scale [E, N, 1] read as fp8kit's [E, N] (a view); a 128x128
+    block scale [E, ceil(N/128), 1] (one K block) stays as it is."""
+    if w_scale.dim() == 3 and w_scale.shape[-1] == 1 and w_scale.shape[1] == w.shape[1] > 1:
+        return w_scale.reshape(w_scale.shape[0], -1)
+    return w_scale
 
 
 def _activate(activation, h, act_out):
@@ -101,12 +104,12 @@ def moe_standard(x, topk_ids, topk_weights, w1, w2, w1_scale, w2_scale, act_mode
     order, offs = route(topk_ids, experts, expert_map)
     q, s = quantize(x, act_mode, a1_scale)
     q, s = _gather_rows(q, s, act_mode, torch.div(order, topk, rounding_mode="floor"))
-    h = ops.grouped_mm(q, w1, s, _channel_scale(w1_scale, experts), offs, w1_bias, x.dtype)
+    h = ops.grouped_mm(q, w1, s, _channel_scale(w1_scale, w1), offs, w1_bias, x.dtype)
     if act_out is None:
         act_out = torch.empty((m * topk, act_dim), dtype=x.dtype, device=x.device)
     a = _activate(activation, h, act_out)
     q2, s2 = quantize(a, act_mode, a2_scale)
-    y = ops.grouped_mm(q2, w2, s2, _channel_scale(w2_scale, experts), offs, w2_bias, x.dtype)
+    y = ops.grouped_mm(q2, w2, s2, _channel_scale(w2_scale, w2), offs, w2_bias, x.dtype)
     y = torch.empty((m * topk, k), dtype=y.dtype, device=y.device).index_copy_(0, order, y)
     y = y.view(m, topk, k).float()
     if not weights_applied:
@@ -148,10 +151,10 @@ def moe_batched(x, counts, w1, w2, w1_scale, w2_scale, act_mode, activation, act
     else:
         q, s = quantize(x.reshape(experts * rows, k), act_mode, a1_scale)
         q, s = q.view(experts, rows, k), _batched_scale(s, act_mode, experts, rows)
-    h = ops.grouped_mm(q, w1, s, _channel_scale(w1_scale, experts), counts, w1_bias, out_dtype)
+    h = ops.grouped_mm(q, w1, s, _channel_scale(w1_scale, w1), counts, w1_bias, out_dtype)
     if act_out is None:
         act_out = torch.empty((experts * rows, act_dim), dtype=out_dtype, device=x.device)
     a = _activate(activation, h.view(experts * rows, h.shape[-1]), act_out)
     q2, s2 = quantize(a, act_mode, a2_scale)
     return ops.grouped_mm(q2.view(experts, rows, act_dim), w2, _batched_scale(s2, act_mode, experts, rows),
-                          _channel_scale(w2_scale, experts), counts, w2_bias, out_dtype)
+                          _channel_scale(w2_scale, w2), counts, w2_bias, out_dtype)
