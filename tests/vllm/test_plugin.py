@@ -87,7 +87,7 @@ def test_register_logs_one_line_naming_the_gpu(monkeypatch, caplog):
     active = [r.getMessage() for r in caplog.records if r.name == LOGGER and " active:" in r.getMessage()]
     assert len(active) == 1, active
     assert "fp8kit 0.1.0 active: linear kinds fp8, fp8_block first" in active[0]
-    assert "GPU capability 8.9 (Ada): sm89_mma" in active[0]
+    assert "GPU capability 8.9 (Ada): sm89_mma, sass sm_89, native FP8 tensor cores" in active[0]
 
 
 @pytest.mark.parametrize("cc", CAPABILITIES)

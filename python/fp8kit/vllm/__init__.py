@@ -81,7 +81,8 @@ def _served_text():
     major, minor = divmod(capability, 10)
     if not choice.ok:
         return f"GPU capability {major}.{minor}: not served, vLLM's kernels run ({choice.reason})"
-    return f"GPU capability {major}.{minor} ({choice.family}): {choice.path}, {choice.image}"
+    return (f"GPU capability {major}.{minor} ({choice.family}): {choice.path}, {choice.image}, "
+            f"{choice.tensor_cores} FP8 tensor cores")
 
 
 def _register():
