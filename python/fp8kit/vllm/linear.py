@@ -73,32 +73,43 @@ def _f32(t):
     return t.to(torch.float32).contiguous()
 
 
-class Fp8kitScaledMMLinearKernel(FP8ScaledMMLinearKernel):
-    """vLLM's `fp8` kind on fp8kit: quantize (per tensor / per token) + scaled_mm."""
+class _Fp8kitKernel:
+    """What both classes share: fp8kit's own answer for the GPU, and the checks every
+    FP8 layer passes before its kind's scheme is looked at."""
+
+    kind = None
 
     @classmethod
     def is_supported(cls, compute_capability=None):
-        return S.is_supported(compute_capability, "fp8")
+        return S.is_supported(compute_capability, cls.kind)
 
     @classmethod
     @S.never_raises
     def can_implement(cls, c):
-        a, w = c.activation_quant_key.scale, c.weight_quant_key.scale
-        reason = _fp8_keys(c) or _dims(c)
-        if reason:
-            return False, reason
+        reason = (_fp8_keys(c) or _dims(c)
+                  or cls._scheme_refusal(c.activation_quant_key.scale, c.weight_quant_key.scale))
+        return (False, reason) if reason else (True, None)
+
+
+class Fp8kitScaledMMLinearKernel(_Fp8kitKernel, FP8ScaledMMLinearKernel):
+    """vLLM's `fp8` kind on fp8kit: quantize (per tensor / per token) + scaled_mm."""
+
+    kind = "fp8"
+
+    @staticmethod
+    def _scheme_refusal(a, w):
         if a.group_shape.is_per_token() and a.static:
-            return False, "static per-token activation scales (fp8kit quantises per token dynamically)"
+            return "static per-token activation scales (fp8kit quantises per token dynamically)"
         if not (a.group_shape.is_per_tensor() or a.group_shape.is_per_token()):
-            return False, (f"activation scale groups {tuple(a.group_shape)}: this kind takes per-tensor or "
-                           "per-token scales (1x128 groups are fp8kit's fp8_block kernel)")
+            return (f"activation scale groups {tuple(a.group_shape)}: this kind takes per-tensor or "
+                    "per-token scales (1x128 groups are fp8kit's fp8_block kernel)")
         if not w.static:
-            return False, "dynamic weight scales"
+            return "dynamic weight scales"
         if not (w.group_shape.is_per_tensor() or w.group_shape.is_per_channel() or w.group_shape.is_per_token()):
-            return False, f"weight scale groups {tuple(w.group_shape)}: this kind takes per-tensor or per-channel"
+            return f"weight scale groups {tuple(w.group_shape)}: this kind takes per-tensor or per-channel"
         if a.dtype != torch.float32 or w.dtype != torch.float32:
-            return False, "scales that are not float32"
-        return True, None
+            return "scales that are not float32"
+        return None
 
     def __init__(self, c, layer_param_names):
         super().__init__(c, layer_param_names)
@@ -146,30 +157,23 @@ class Fp8kitScaledMMLinearKernel(FP8ScaledMMLinearKernel):
         return ops.scaled_mm(A, B.t(), As, Bs, bias, out_dtype).view(*output_shape)
 
 
-class Fp8kitBlockScaledMMLinearKernel(Fp8BlockScaledMMLinearKernel):
+class Fp8kitBlockScaledMMLinearKernel(_Fp8kitKernel, Fp8BlockScaledMMLinearKernel):
     """vLLM's `fp8_block` kind on fp8kit: quantize (1x128 groups) + scaled_mm (128x128 blocks)."""
 
-    @classmethod
-    def is_supported(cls, compute_capability=None):
-        return S.is_supported(compute_capability, "fp8_block")
+    kind = "fp8_block"
 
-    @classmethod
-    @S.never_raises
-    def can_implement(cls, c):
-        a, w = c.activation_quant_key.scale, c.weight_quant_key.scale
-        reason = _fp8_keys(c) or _dims(c)
-        if reason:
-            return False, reason
+    @staticmethod
+    def _scheme_refusal(a, w):
         if a.static:
-            return False, "static activation scales (fp8kit quantises 1x128 groups dynamically)"
+            return "static activation scales (fp8kit quantises 1x128 groups dynamically)"
         if tuple(a.group_shape) != tuple(BLOCK_ACT) or tuple(w.group_shape) != tuple(BLOCK_WEIGHT):
-            return False, (f"groups {tuple(a.group_shape)} x {tuple(w.group_shape)}: fp8kit takes 1x128 activation "
-                           "groups and 128x128 weight blocks")
+            return (f"groups {tuple(a.group_shape)} x {tuple(w.group_shape)}: fp8kit takes 1x128 activation "
+                    "groups and 128x128 weight blocks")
         if not w.static:
-            return False, "dynamic weight scales"
+            return "dynamic weight scales"
         if a.dtype != torch.float32 or w.dtype not in (torch.float32, torch.float8_e8m0fnu):
-            return False, "scales that are neither float32 nor (weights) e8m0"
-        return True, None
+            return "scales that are neither float32 nor (weights) e8m0"
+        return None
 
     def process_weights_after_loading(self, layer):
         params = self._get_layer_params(layer)
