@@ -95,10 +95,11 @@ MOE = {"per expert, dynamic per tensor": ("tensor", "tensor"), "per token, per c
        "1x128 x 128x128 blocks": ("block", "block")}
 
 
-@pytest.mark.parametrize("name", MOE)
+@pytest.mark.parametrize("name", list(MOE) + ["per expert, static per tensor"])
 @pytest.mark.parametrize("remote", [False, True])
 def test_moe_standard_sequence_matches_the_reference(name, remote):
-    act_mode, w_kind = MOE[name]
+    act_mode, w_kind = MOE.get(name, ("tensor", "tensor"))
+    static = name not in MOE
     tokens = 40
     x = torch.randn(tokens, K, device="cuda", dtype=torch.bfloat16)
     ids = torch.stack([torch.randperm(E, device="cuda")[:TOPK] for _ in range(tokens)]).to(torch.int32)
@@ -108,10 +109,15 @@ def test_moe_standard_sequence_matches_the_reference(name, remote):
     # EP: this rank serves experts 0 and 1 (as local 0 and 1); 2 and 3 are another rank's.
     expert_map = torch.tensor([0, 1, -1, -1], device="cuda", dtype=torch.int32) if remote else None
     local = 2 if remote else E
+    a1_scale = a2_scale = None
+    if static:  # static per-tensor scales, set 1.5x above the dynamic ones (no saturation)
+        a1_scale = torch.tensor([1.5 * float(x.float().abs().max()) / 448.0], device="cuda")
+        a2_scale = 1.5 * _moe_reference(x, ids, weights, local, w1, w1_scale, w2, w2_scale, act_mode, a1_scale)[2]
     out = sequences.moe_standard(x, ids, weights, w1[:local], w2[:local], w1_scale[:local], w2_scale[:local],
-                                 act_mode, _silu_and_mul, INNER, expert_map=expert_map)
+                                 act_mode, _silu_and_mul, INNER, a1_scale=a1_scale, a2_scale=a2_scale,
+                                 expert_map=expert_map)
     assert out.shape == (tokens, K) and out.dtype == torch.bfloat16
-    ref, mag = _moe_reference(x, ids, weights, local, w1, w1_scale, w2, w2_scale, act_mode)
+    ref, mag, _ = _moe_reference(x, ids, weights, local, w1, w1_scale, w2, w2_scale, act_mode, a1_scale, a2_scale)
     _assert_moe_close(out, ref, mag)
 
 
@@ -119,11 +125,12 @@ def _token_scale(s, t, act_mode):
     return s if act_mode == "tensor" else s[t:t + 1]
 
 
-def _moe_reference(x, ids, weights, local, w1, w1_scale, w2, w2_scale, act_mode):
-    """float64 sum over each token's local experts of weight * FFN, quantised as the sequence
-    quantises: x once over all tokens; the activations of all routed rows together (one
-    dynamic per-tensor scale over them, rows of remote experts being zero) or per row."""
-    q, s = sequences.quantize(x, act_mode)
+def _moe_reference(x, ids, weights, local, w1, w1_scale, w2, w2_scale, act_mode, a1_scale=None, a2_scale=None):
+    """(float64 sum over each token's local experts of weight * FFN, its magnitude, the second
+    GEMM's per-tensor scale), quantised as the sequence quantises: x once over all tokens;
+    the activations of all routed rows together (one dynamic per-tensor scale over them,
+    rows of remote experts being zero) or per row; static scales where given."""
+    q, s = sequences.quantize(x, act_mode, a1_scale)
     routed = [(t, j, int(ids[t, j])) for t in range(x.shape[0]) for j in range(TOPK) if int(ids[t, j]) < local]
     acts = {}
     for t, j, e in routed:
@@ -131,8 +138,7 @@ def _moe_reference(x, ids, weights, local, w1, w1_scale, w2, w2_scale, act_mode)
         a = torch.empty((1, INNER), dtype=torch.bfloat16, device="cuda")
         _silu_and_mul(a, h.to(torch.bfloat16))
         acts[t, j] = a
-    a2_scale = None
-    if act_mode == "tensor":
+    if act_mode == "tensor" and a2_scale is None:
         amax = max(float(a.float().abs().max()) for a in acts.values())
         a2_scale = torch.tensor([amax / 448.0 if amax > 0 else 1.0], device="cuda")
     ref = torch.zeros(x.shape, dtype=torch.float64, device="cuda")
@@ -142,7 +148,7 @@ def _moe_reference(x, ids, weights, local, w1, w1_scale, w2, w2_scale, act_mode)
         d, m = reference(q2, w2[e], s2, _expert_scale(w2_scale, e, K))
         ref[t] += float(weights[t, j]) * d[0]
         mag[t] += float(weights[t, j]) * m[0]
-    return ref, mag
+    return ref, mag, a2_scale
 
 
 def _assert_moe_close(out, ref, mag):
