@@ -242,3 +242,15 @@ def test_register_leaves_the_kernel_lists_until_vllm_imports_them():
     done = subprocess.run([sys.executable, "-c", DEFERRED], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "register() " in done.stdout
+
+
+@pytest.mark.parametrize("plugins, loaded", [("", False), ("fp8kit", True), ("another", False)])
+def test_vllm_plugins_switches_it_off(monkeypatch, plugins, loaded):
+    """docs/vllm.md's off switch: vLLM's loader loads only the plugins VLLM_PLUGINS names."""
+    from vllm.plugins import DEFAULT_PLUGINS_GROUP, load_plugins_by_group
+
+    monkeypatch.setenv("VLLM_PLUGINS", plugins)
+    found = load_plugins_by_group(DEFAULT_PLUGINS_GROUP)
+    assert ("fp8kit" in found) is loaded
+    if loaded:
+        assert found["fp8kit"] is plugin.register
