@@ -23,5 +23,8 @@ lib = fp8kit.library_path()
 assert os.path.dirname(lib) == os.path.dirname(fp8kit.__file__), lib
 print('fp8kit', fp8kit.__version__, 'from', lib)
 print(fp8kit.build_targets())
+from importlib.metadata import entry_points
+plugin = [e.value for e in entry_points(group='vllm.general_plugins') if e.name == 'fp8kit']
+assert plugin == ['fp8kit.vllm:register'], plugin
 " || exit 1
 "$tmp/venv/bin/fp8kit" --version || exit 1

@@ -1,0 +1,83 @@
+"""What fp8kit can serve inside vLLM, as (ok, reason) answers for vLLM's kernel selection.
+
+Capabilities are vLLM's integers (major * 10 + minor: 121 for a GB10). Whether a GPU
+is served is fp8kit's own dispatch's answer (fp8kit_choose_path: does this build carry
+an image that GPU loads?), so a GB10 (12.1) is served by a 12.0-family image and a
+build without an image for a GPU says no with fp8kit's reason, and vLLM moves on to
+its next kernel. Nothing here raises: a failure to answer is a "no" with its reason.
+"""
+
+import functools
+import logging
+
+from .. import _lib
+from .._choose import choose_path
+
+# The scale modes each question is asked with: the widest the plugin's classes issue.
+MODES = {
+    "fp8": (_lib.SCALE_ROW, _lib.SCALE_COL),
+    "fp8_block": (_lib.SCALE_BLOCK, _lib.SCALE_BLOCK),
+}
+# fp8kit's GEMMs need K (and an expert's inner dimension) a multiple of this.
+K_MULTIPLE = 16
+WIDE_DTYPE_NAMES = ("bfloat16", "float16", "float32")
+
+logger = logging.getLogger("vllm.plugins.fp8kit")
+
+
+def current_capability():
+    """vLLM's capability integer of this process's GPU, or None (no CUDA GPU), and why."""
+    from vllm.platforms import current_platform
+    if not current_platform.is_cuda():
+        return None, f"fp8kit serves CUDA GPUs; vLLM's platform here is {type(current_platform).__name__}"
+    cap = current_platform.get_device_capability()
+    if cap is None:
+        return None, "no CUDA GPU is visible to this process"
+    return cap[0] * 10 + cap[1], ""
+
+
+@functools.lru_cache(maxsize=None)
+def _answer(capability, modes):
+    major, minor = divmod(int(capability), 10)
+    choice = choose_path(major, minor, *modes)
+    if choice.ok:
+        return True, None, choice
+    reason = f"has no fp8kit image for compute capability {major}.{minor} in this build: {choice.reason}"
+    # Once per capability and kind (the answers are cached): vLLM moves on to its next kernel.
+    logger.info("fp8kit: not selected for capability %d.%d (%s); vLLM's next kernel runs", major, minor,
+                choice.reason)
+    return False, reason, choice
+
+
+def is_supported(capability, kind):
+    """(ok, reason) for vLLM's is_supported(compute_capability): None asks about this
+    process's GPU."""
+    try:
+        if capability is None:
+            capability, why = current_capability()
+            if capability is None:
+                return False, why
+        ok, reason, _ = _answer(int(capability), MODES[kind])
+        return ok, reason
+    except Exception as e:  # an answer, never an exception, for vLLM's selection loop
+        return False, f"fp8kit could not answer for capability {capability}: {e}"
+
+
+def choice(capability, kind="fp8"):
+    """fp8kit's PathChoice for a capability integer (for the plugin's log line)."""
+    return _answer(int(capability), MODES[kind])[2]
+
+
+def dtype_name(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+def never_raises(check):
+    """A can_implement-style check that answers (False, reason) where it would raise."""
+    @functools.wraps(check)
+    def wrapped(*args, **kwargs):
+        try:
+            return check(*args, **kwargs)
+        except Exception as e:
+            return False, f"fp8kit could not check this layer: {type(e).__name__}: {e}"
+    return wrapped
