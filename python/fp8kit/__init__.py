@@ -20,7 +20,8 @@ PyTorch's caching allocator. Importing fp8kit does not import torch; its torch
 parts load on first use.
 """
 
-from ._lib import Error, build_targets, choose_path, configure, library_path
+from ._choose import choose_path
+from ._lib import Error, build_targets, configure, library_path
 from ._version import __version__
 
 __all__ = ["Error", "scaled_mm", "quantize", "grouped_mm", "configure", "choose_path", "library_path",

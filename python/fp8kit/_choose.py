@@ -11,20 +11,13 @@ capability vLLM names).
 """
 
 import ctypes
+import struct
 from typing import NamedTuple
 
 from . import _lib
 
-# fp8kit.h: fp8kit_path and fp8kit_tensor_cores, by value.
-PATH_NAMES = {0: "auto", 1: "sm90_wgmma", 2: "sm89_mma", 3: "sm75_hmma", 4: "sm120_mma"}
-TENSOR_CORE_NAMES = {0: "none", 1: "native", 2: "emulated", 3: "fallback", 4: "unknown"}
-
-
-class _PathChoice(ctypes.Structure):
-    """Mirror of fp8kit_path_choice."""
-
-    _fields_ = [("path", ctypes.c_int), ("tensor_cores", ctypes.c_int),
-                ("family", ctypes.c_char_p), ("image", ctypes.c_char_p)]
+PATH_NAMES = {v: k for k, v in _lib.PATHS.items()}
+_CHOICE = struct.Struct(_lib.LAYOUTS["fp8kit_path_choice"][0])
 
 
 class PathChoice(NamedTuple):
@@ -36,33 +29,20 @@ class PathChoice(NamedTuple):
     reason: str  # fp8kit's message when not ok, else ""
 
 
-_choose = None
-
-
-def _function():
-    global _choose
-    if _choose is None:
-        fn = _lib.library().fp8kit_choose_path
-        fn.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.POINTER(_PathChoice)]
-        fn.restype = ctypes.c_int
-        _choose = fn
-    return _choose
-
-
-def _text(p):
-    return p.decode() if p else ""
+def _text(address):
+    return ctypes.string_at(address).decode() if address else ""
 
 
 def choose_path(major, minor, a_mode=_lib.SCALE_TENSOR, b_mode=_lib.SCALE_TENSOR):
     """What fp8kit's AUTO dispatch runs on capability major.minor for these scale modes.
     A library that cannot be loaded is an answer too (ok=False, with the reason)."""
     try:
-        fn = _function()
+        lib = _lib.library()
     except _lib.Error as e:
         return PathChoice(False, "auto", "none", "unknown", "", str(e))
-    choice = _PathChoice()
-    status = fn(int(major), int(minor), int(a_mode), int(b_mode), ctypes.byref(choice))
-    reason = "" if status == _lib.STATUS_SUCCESS else _lib.library().fp8kit_last_error().decode()
-    return PathChoice(status == _lib.STATUS_SUCCESS, PATH_NAMES.get(choice.path, str(choice.path)),
-                      TENSOR_CORE_NAMES.get(choice.tensor_cores, str(choice.tensor_cores)),
-                      _text(choice.family), _text(choice.image), reason)
+    buf = ctypes.create_string_buffer(_CHOICE.pack(_CHOICE.size, 0, 0, 0, 0), _CHOICE.size)
+    status = lib.fp8kit_choose_path(int(major), int(minor), int(a_mode), int(b_mode), buf)
+    reason = "" if status == _lib.STATUS_SUCCESS else lib.fp8kit_last_error().decode()
+    _, path, tensor_cores, family, image = _CHOICE.unpack(buf.raw)
+    return PathChoice(status == _lib.STATUS_SUCCESS, PATH_NAMES.get(path, str(path)),
+                      _lib.TENSOR_CORES.get(tensor_cores, str(tensor_cores)), _text(family), _text(image), reason)

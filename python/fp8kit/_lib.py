@@ -21,6 +21,7 @@ from ._version import __version__
 # fp8kit.h enums.
 DTYPE_E4M3, DTYPE_E5M2, DTYPE_BF16, DTYPE_F16, DTYPE_F32 = range(5)
 PATHS = {"auto": 0, "sm90_wgmma": 1, "sm89_mma": 2, "sm75_hmma": 3, "sm120_mma": 4, "cuda_cores": 5}
+TENSOR_CORES = {0: "none", 1: "native", 2: "emulated", 3: "fallback", 4: "unknown"}
 SCALE_NONE, SCALE_TENSOR, SCALE_ROW, SCALE_COL, SCALE_BLOCK = range(5)
 GROUPED_CONTIGUOUS, GROUPED_MASKED = range(2)
 STATUS_SUCCESS, STATUS_INVALID_ARGUMENT, STATUS_UNSUPPORTED, STATUS_CUDA_ERROR, STATUS_INTERNAL_ERROR = range(5)
@@ -214,20 +215,6 @@ def grouped_gemm(layout, experts, rows, n, k, offs, counts, a, lda, a_type, b, l
     desc = _pack_grouped(_GROUPED.size, layout, experts, rows, n, k, offs, counts, a, lda, a_type, b, ldb, b_type,
                          d, ldd, d_type, a_mode, a_scale, b_mode, b_scale, bias, bias_type)
     check((_lib or library()).fp8kit_grouped_gemm(desc, _no_workspace, stream))
-
-
-def choose_path(major, minor, a_mode=SCALE_TENSOR, b_mode=SCALE_TENSOR):
-    """fp8kit_choose_path: what this build would run on a GPU of capability
-    major.minor (no GPU needed). A dict (path, tensor_cores, family, image) on
-    success; fp8kit.Error (status "unsupported", the reason in the message) when
-    nothing in this build can run there."""
-    fmt = struct.Struct(LAYOUTS["fp8kit_path_choice"][0])
-    buf = ctypes.create_string_buffer(fmt.pack(fmt.size, 0, 0, 0, 0), fmt.size)
-    check(library().fp8kit_choose_path(major, minor, a_mode, b_mode, buf))
-    _, path, tensor_cores, family, image = fmt.unpack(buf.raw)
-    names = {v: k for k, v in PATHS.items()}
-    return {"path": names.get(path, str(path)), "tensor_cores": tensor_cores,
-            "family": ctypes.string_at(family).decode(), "image": ctypes.string_at(image).decode()}
 
 
 def build_targets():

@@ -2,6 +2,7 @@
 its packed descriptors match the C layout, it finds its library in the documented
 order, and its errors carry fp8kit's status."""
 
+import ctypes
 import json
 import os
 import re
@@ -77,15 +78,22 @@ def test_choose_path_without_a_gpu():
     if not os.environ.get("FP8KIT_LIBRARY") and not Path(fp8kit.library_path()).exists():
         pytest.skip("no libfp8kit.so to load (set FP8KIT_LIBRARY)")
     # Some shipped capability has an image in any build; 7.0 never does.
-    answers = []
-    for major, minor in ((7, 5), (8, 9), (9, 0), (10, 0), (12, 0)):
-        try:
-            answers.append(fp8kit.choose_path(major, minor))
-        except fp8kit.Error as e:
-            assert e.status == "unsupported" and f"{major}.{minor}" in str(e)
-    assert answers and all(a["path"] in _lib.PATHS and a["image"] and a["family"] for a in answers)
-    with pytest.raises(fp8kit.Error, match="7.5 or newer"):
-        fp8kit.choose_path(7, 0)
+    answers = [fp8kit.choose_path(major, minor) for major, minor in ((7, 5), (8, 9), (9, 0), (10, 0), (12, 0))]
+    assert any(a.ok for a in answers)
+    for a in answers:
+        assert (a.path in _lib.PATHS and a.image and a.family) if a.ok else ("no image" in a.reason)
+    old = fp8kit.choose_path(7, 0)
+    assert not old.ok and "7.5 or newer" in old.reason and old.family == "unknown"
+
+
+def test_path_and_tensor_core_names_are_the_librarys():
+    if not os.environ.get("FP8KIT_LIBRARY") and not Path(fp8kit.library_path()).exists():
+        pytest.skip("no libfp8kit.so to load (set FP8KIT_LIBRARY)")
+    lib = _lib.library()
+    lib.fp8kit_path_name.restype = ctypes.c_char_p
+    for name, value in _lib.PATHS.items():
+        assert lib.fp8kit_path_name(value).decode() == name
+    assert lib.fp8kit_path_name(len(_lib.PATHS)).decode() == "unknown_path"
 
 
 def test_configure_checks_the_path():

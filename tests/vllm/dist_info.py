@@ -7,6 +7,7 @@ untouched (every clone and build tree gets its own DEST).
     python dist_info.py SOURCE_DIR DEST
 """
 
+import re
 import shutil
 import sys
 import tomllib
@@ -15,7 +16,9 @@ from pathlib import Path
 
 def main(source, dest):
     project = tomllib.loads((Path(source) / "pyproject.toml").read_text())["project"]
-    name, version = project["name"], project["version"]
+    # The version is dynamic (pyproject.toml): python/fp8kit/_version.py's.
+    version_file = (Path(source) / "python" / "fp8kit" / "_version.py").read_text()
+    name, version = project["name"], re.search(r'__version__ = "([^"]+)"', version_file).group(1)
     dest = Path(dest)
     for stale in dest.glob(f"{name}-*.dist-info"):
         shutil.rmtree(stale)

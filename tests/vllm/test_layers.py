@@ -14,7 +14,7 @@ import logging
 
 import pytest
 import torch
-from conftest import FP8, capability, fill_checkpoint, to_fake_cuda
+from conftest import FP8, capability, fill_checkpoint, served_capability, to_fake_cuda
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, StatelessSymbolicContext
@@ -34,8 +34,8 @@ from fp8kit.vllm.moe import Fp8kitBatchedExperts, Fp8kitExperts
 
 K, WIDTHS, TOKENS = 512, [256, 256], 33
 EXPERTS, TOPK, INNER = 8, 2, 256
-# Where the test runs, fp8kit must have an image: 8.9 in every build this project makes.
-SERVED = 89
+# Where the test runs, fp8kit must have an image (8.9 in the default build).
+SERVED = served_capability()
 # Operators of vLLM's own that the fp8kit path may keep: its fused MoE activation.
 VLLM_KEPT = {"_C.silu_and_mul.default"}
 
@@ -181,12 +181,12 @@ def test_fused_moe_selection_follows_fp8kits_dispatch(vllm_config, layer_name, c
     with capability(cc), caplog.at_level(logging.INFO, logger="vllm.plugins.fp8kit"):
         runner = _moe(layer_name, Fp8Config(True, activation_scheme="dynamic", weight_block_size=[128, 128]))
     chosen = runner.routed_experts.quant_method.experts_cls
-    answer = choose_path(cc // 10, cc % 10, *_support.MODES["fp8_block"])
+    answer = _support.served(cc, "fp8_block")
     if answer.ok:
         assert chosen is Fp8kitExperts
     else:
         assert chosen is not Fp8kitExperts
-        assert any("FP8 MoE experts not used" in r.getMessage() and answer.reason in r.getMessage()
+        assert any("FP8 MoE experts not used" in r.getMessage() and answer.why in r.getMessage()
                    for r in caplog.records)
 
 

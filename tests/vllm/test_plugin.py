@@ -6,9 +6,11 @@ import logging
 from importlib.metadata import entry_points
 
 import pytest
+
+import fp8kit
 import torch
 import vllm.model_executor.kernels.linear as linear
-from conftest import capability
+from conftest import capability, served_capability
 from vllm.config import KernelConfig, VllmConfig, set_current_vllm_config
 from vllm.engine.arg_utils import AsyncEngineArgs
 from vllm.model_executor.kernels.linear.scaled_mm.ScaledMMLinearKernel import FP8ScaledMMLinearLayerConfig
@@ -81,13 +83,15 @@ def test_registering_twice_leaves_one_entry(monkeypatch):
 
 def test_register_logs_one_line_naming_the_gpu(monkeypatch, caplog):
     monkeypatch.setattr(plugin, "_registered", False)
-    with caplog.at_level(logging.INFO, logger=LOGGER), capability(89):
+    cc = served_capability()
+    with caplog.at_level(logging.INFO, logger=LOGGER), capability(cc):
         plugin.register()
         plugin.register()
     active = [r.getMessage() for r in caplog.records if r.name == LOGGER and " active:" in r.getMessage()]
     assert len(active) == 1, active
-    assert "fp8kit 0.1.0 active: linear kinds fp8, fp8_block first" in active[0]
-    assert "GPU capability 8.9 (Ada): sm89_mma, sass sm_89, native FP8 tensor cores" in active[0]
+    assert f"fp8kit {fp8kit.__version__} active: linear kinds fp8, fp8_block first" in active[0]
+    answer = choose_path(cc // 10, cc % 10)
+    assert f"GPU capability {cc // 10}.{cc % 10} ({answer.family}): {answer.path}, {answer.image}" in active[0]
 
 
 @pytest.mark.parametrize("cc", CAPABILITIES)
@@ -95,27 +99,44 @@ def test_register_logs_one_line_naming_the_gpu(monkeypatch, caplog):
 def test_selection_follows_fp8kits_dispatch(vllm_config, cc, scheme, caplog):
     act, weight = FP8_SCHEMES.get(scheme, BLOCK)
     kind = "fp8" if scheme in FP8_SCHEMES else "fp8_block"
-    answer = choose_path(cc // 10, cc % 10, *MODES[kind])
-    ours = _ours(kind)
     _support._answer.cache_clear()  # its "not selected" line is logged once per answer
+    answer = _support.served(cc, kind)
+    _support._answer.cache_clear()
+    ours = _ours(kind)
     with capability(cc), caplog.at_level(logging.INFO, logger=LOGGER):
         try:
             chosen = type(_select(act, weight))
         except ValueError as e:  # no kernel of vLLM's takes it either: fp8kit's reason is in vLLM's
             chosen = None
-            assert answer.reason in str(e)
+            assert answer.why in str(e)
         ok, reason = linear.is_supported_and_can_implement_kernel(ours, _config(act, weight), None)
     if answer.ok:
         assert chosen is ours and ok
     else:
         assert chosen is not ours and not ok
-        assert answer.reason in reason
-        assert any(answer.reason in r.getMessage() for r in caplog.records if r.name == LOGGER)
+        assert answer.why in reason
+        assert any(answer.why in r.getMessage() for r in caplog.records if r.name == LOGGER)
 
 
 def _config(act, weight, shape=(512, 512), input_dtype=torch.bfloat16, out_dtype=torch.bfloat16):
     return FP8ScaledMMLinearLayerConfig(weight_quant_key=weight, activation_quant_key=act, weight_shape=shape,
                                         input_dtype=input_dtype, out_dtype=out_dtype)
+
+
+def test_without_fp8_tensor_cores_vllms_kernels_are_kept(monkeypatch):
+    # An Ampere / Turing GPU: fp8kit would run its f16 fallback; the plugin steps aside
+    # unless asked, and says so.
+    fallback = [cc for cc in (80, 86, 87, 75) if choose_path(cc // 10, cc % 10).tensor_cores == "fallback"]
+    if not fallback:
+        pytest.skip("this build has no fallback image for 7.5 - 8.7")
+    cc = fallback[0]
+    _support._answer.cache_clear()
+    ok, reason = _support.is_supported(cc, "fp8")
+    assert not ok and "no FP8 tensor cores" in reason and _support.FALLBACK_VARIABLE in reason
+    monkeypatch.setenv(_support.FALLBACK_VARIABLE, "1")
+    _support._answer.cache_clear()
+    assert _support.is_supported(cc, "fp8") == (True, None)
+    _support._answer.cache_clear()
 
 
 def test_the_selection_always_has_both_outcomes():
@@ -128,7 +149,7 @@ def test_the_selection_always_has_both_outcomes():
 def test_vllm_disabled_kernels_falls_through(vllm_config, monkeypatch, disabled, kind):
     monkeypatch.setenv("VLLM_DISABLED_KERNELS", disabled)
     act, weight = (kFp8DynamicTokenSym, kFp8StaticTensorSym) if kind == "fp8" else BLOCK
-    with capability(89):
+    with capability(served_capability()):
         assert type(_select(act, weight)) is not _ours(kind)
         ok, reason = linear.is_supported_and_can_implement_kernel(_ours(kind), _config(act, weight), None)
     assert not ok and "disabled by environment variable" in reason
@@ -165,7 +186,6 @@ def test_can_implement_never_raises():
 def test_a_library_that_cannot_load_is_a_no_with_its_reason(monkeypatch):
     import fp8kit._choose as choose
 
-    monkeypatch.setattr(choose, "_choose", None)
     monkeypatch.setattr(_lib, "_lib", None)
     monkeypatch.setenv("FP8KIT_LIBRARY", "/nonexistent/libfp8kit.so")
     monkeypatch.setattr(_lib, "library_path", lambda: "/nonexistent/libfp8kit.so")
@@ -181,7 +201,7 @@ def test_linear_backend_fp8kit_is_accepted_by_the_parser(vllm_config):
         parser.parse_args(["--model", vllm_config.model_config.model, "--linear-backend", "not-a-backend"])
     kernel_config = KernelConfig(linear_backend=args.linear_backend)
     config = VllmConfig(model_config=vllm_config.model_config, kernel_config=kernel_config)
-    with set_current_vllm_config(config), capability(89):
+    with set_current_vllm_config(config), capability(served_capability()):
         assert type(_select(kFp8DynamicTokenSym, kFp8StaticTensorSym)) is Fp8kitScaledMMLinearKernel
         assert type(_select(*BLOCK)) is Fp8kitBlockScaledMMLinearKernel
         resolved = linear._resolve_backend_kernels(linear._POSSIBLE_FP8_KERNELS[PlatformEnum.CUDA], "scaled-mm",

@@ -9,9 +9,11 @@ its next kernel. Nothing here raises: a failure to answer is a "no" with its rea
 
 import functools
 import logging
+import os
+from typing import NamedTuple
 
 from .. import _lib
-from .._choose import choose_path
+from .._choose import PathChoice, choose_path
 
 # The scale modes each question is asked with: the widest the plugin's classes issue.
 MODES = {
@@ -36,17 +38,40 @@ def current_capability():
     return cap[0] * 10 + cap[1], ""
 
 
+# Where fp8kit has no FP8 tensor cores (Turing, Ampere: its FP8 -> f16 fallback would
+# run), vLLM's own FP8 kernels for those GPUs (Marlin's weight-only W8A16) are kept
+# unless this is set to 1.
+FALLBACK_VARIABLE = "FP8KIT_VLLM_FALLBACK"
+
+
+class Served(NamedTuple):
+    ok: bool
+    reason: str  # why not, as vLLM's selection loop reports it ("" when ok)
+    why: str  # the cause alone: fp8kit's message, or the fallback rule ("" when ok)
+    choice: PathChoice
+
+
 @functools.lru_cache(maxsize=None)
 def _answer(capability, modes):
     major, minor = divmod(int(capability), 10)
     choice = choose_path(major, minor, *modes)
-    if choice.ok:
-        return True, None, choice
-    reason = f"has no fp8kit image for compute capability {major}.{minor} in this build: {choice.reason}"
+    if not choice.ok:
+        why = choice.reason
+        reason = f"has no fp8kit image for compute capability {major}.{minor} in this build: {why}"
+    elif choice.tensor_cores == "fallback" and os.environ.get(FALLBACK_VARIABLE) != "1":
+        why = (f"fp8kit has no FP8 tensor cores on compute capability {major}.{minor} (its f16 fallback would "
+               f"run), so vLLM's own kernels are kept; {FALLBACK_VARIABLE}=1 selects fp8kit there")
+        reason = "is not used: " + why
+    else:
+        return Served(True, "", "", choice)
     # Once per capability and kind (the answers are cached): vLLM moves on to its next kernel.
-    logger.info("fp8kit: not selected for capability %d.%d (%s); vLLM's next kernel runs", major, minor,
-                choice.reason)
-    return False, reason, choice
+    logger.info("fp8kit: not selected for capability %d.%d (%s); vLLM's next kernel runs", major, minor, why)
+    return Served(False, reason, why, choice)
+
+
+def served(capability, kind):
+    """The plugin's answer for a capability integer and kind: Served(ok, reason, why, choice)."""
+    return _answer(int(capability), MODES[kind])
 
 
 def is_supported(capability, kind):
@@ -57,15 +82,15 @@ def is_supported(capability, kind):
             capability, why = current_capability()
             if capability is None:
                 return False, why
-        ok, reason, _ = _answer(int(capability), MODES[kind])
-        return ok, reason
+        answer = _answer(int(capability), MODES[kind])
+        return answer.ok, answer.reason or None
     except Exception as e:  # an answer, never an exception, for vLLM's selection loop
         return False, f"fp8kit could not answer for capability {capability}: {e}"
 
 
 def choice(capability, kind="fp8"):
     """fp8kit's PathChoice for a capability integer (for the plugin's log line)."""
-    return _answer(int(capability), MODES[kind])[2]
+    return _answer(int(capability), MODES[kind]).choice
 
 
 def dtype_name(dtype):
