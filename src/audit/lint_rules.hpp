@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "audit/lint.hpp"
+#include "audit/lint_report.hpp"
 #include "audit/lint_scan.hpp"
 
 namespace fp8kit::audit::lint {

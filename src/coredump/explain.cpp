@@ -7,7 +7,7 @@
 #include <set>
 #include <tuple>
 
-#include "audit/audit.hpp"
+#include "audit/report.hpp"
 #include "coredump/guard.hpp"
 #include "coredump/image.hpp"
 
