@@ -136,7 +136,9 @@ const char* const kEqualityMessage =
 // target of `cap` (`case CudaArch::Sm100a:`): an `a` cubin runs on that exact
 // GPU only, so the exact test is the right one.
 bool beside_a_target(const std::string& context, const std::string& lit, int cap) {
-  const std::regex a_target("sm_?" + std::to_string(cap) + "a(?![0-9a-z])", std::regex::icase);
+  // A target token (`sm_100a`, `CudaArch::Sm100a`), not a longer name that holds
+  // one (`CUTLASS_ARCH_MMA_SM100A_SUPPORTED` is a feature macro of the build).
+  const std::regex a_target("(?:^|[^A-Za-z0-9_])sm_?" + std::to_string(cap) + "a(?![0-9A-Za-z_])", std::regex::icase);
   const auto count = [&](const std::string& s) {
     return std::distance(std::sregex_iterator(s.begin(), s.end(), a_target), std::sregex_iterator());
   };

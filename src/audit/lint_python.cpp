@@ -154,8 +154,12 @@ HostContext context_of(const std::string& code, std::string_view raw, const Line
 bool guarded_lookup(const std::string& code, const Lines& lines, std::size_t at, const std::string& name) {
   constexpr int kGuardLines = 20, kHandlerLines = 10;
   const int line = lines.at(at).first;
-  const std::size_t from = lines.starts[static_cast<std::size_t>(std::max(1, line - kGuardLines)) - 1];
-  const std::string before = code.substr(from, at - from);
+  std::size_t from = lines.starts[static_cast<std::size_t>(std::max(1, line - kGuardLines)) - 1];
+  static const std::regex def(R"((?:^|\n)[ \t]*(?:async[ \t]+)?def[ \t])");
+  std::string before = code.substr(from, at - from);
+  for (auto it = std::sregex_iterator(before.begin(), before.end(), def); it != std::sregex_iterator(); ++it)
+    from = static_cast<std::size_t>(it->position(0));  // the function that holds the lookup
+  before = before.substr(from);
   const std::regex membership("\\bin\\s+" + name + "\\b");
   if (std::regex_search(before, membership)) return true;
   const std::size_t last = std::min(lines.starts.size(), static_cast<std::size_t>(line + kHandlerLines));
