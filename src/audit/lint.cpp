@@ -195,8 +195,10 @@ void settle_cmake(std::vector<LintFinding>& findings, const CMakeSources& source
         f.rule = "cmake-arch-list";
         f.severity = Severity::Error;
         f.consequence = guard->consequence;
-        f.reason = "the " + sibling + " cubin it builds is the other branch of the exact guard at " + where +
-                   ", a source this file builds: " + guard->reason;
+        f.reason = reason_elsewhere(guard->reason,
+                                    " with the " + sibling + " cubin this list builds, the other branch of the exact "
+                                    "guard at " + where + " in a source the list's target builds",
+                                    guard->file);
       } else if (guard != nullptr) {
         f.rewrite += "; do not add the sibling minor while the exact guard at " + where + " remains";
       }

@@ -154,12 +154,20 @@ class Reader {
         begin = i + 1;
         break;
       } else if (c == '\n' && next_is_hash(i + 1)) {
-        begin = i + 1;
-        directive = true;
+        // A directive line ends the statement before it, or holds the test.
+        std::size_t e = i + 1;
+        logical_line(code_, e);
+        directive = e > at;
+        begin = directive ? i + 1 : std::min(e, at);
         break;
       }
     }
-    if (i == lo && next_is_hash(lo)) begin = lo, directive = true;
+    if (i == lo && next_is_hash(lo)) {
+      std::size_t e = lo;
+      logical_line(code_, e);
+      directive = e > at;
+      if (!directive) begin = std::min(e, at);
+    }
     if (directive) {
       const std::size_t hash = code_.find('#', begin);
       const std::size_t name = skip_ws(code_, hash + 1);

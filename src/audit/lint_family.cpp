@@ -125,6 +125,16 @@ bool family_lacks(const std::string& context, int gpu, std::string* why) {
   return true;
 }
 
+std::string reason_elsewhere(const std::string& reason, const std::string& how, const std::string& file) {
+  const std::size_t colon = reason.find(": ");
+  std::string head = colon == std::string::npos ? reason : reason.substr(0, colon);
+  std::string tail = colon == std::string::npos ? "" : reason.substr(colon + 2);
+  const std::string at = " at line ";
+  for (std::size_t p = tail.find(at); p != std::string::npos; p = tail.find(at, p + 1))
+    tail.replace(p, at.size(), " at " + file + ":");
+  return head + how + (tail.empty() ? "" : ": " + tail);
+}
+
 // ---------------------------------------------------------------------------
 // What an expression names.
 

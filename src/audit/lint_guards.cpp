@@ -134,8 +134,10 @@ void rule_guard_uses(const std::string& code, const std::vector<GuardTemplate>& 
       last_line = line;
       LintFinding& f = s.add(p, "arch-guard-use",
                              {g.verdict.severity, g.verdict.consequence,
-                              "through the guard inside " + g.name + " (" + g.file + ":" + std::to_string(g.line) +
-                                  "), " + g.verdict.reason});
+                              reason_elsewhere(g.verdict.reason,
+                                               " through the guard inside " + g.name + " (" + g.file + ":" +
+                                                   std::to_string(g.line) + ")",
+                                               g.file)});
       const std::size_t eol = std::min(code.find('\n', p), code.size());
       f.text = collapse(trim(code.substr(bol, std::min(eol - bol, kMaxUseText))));
       f.message = "uses " + g.name + " (" + g.file + ":" + std::to_string(g.line) + "), whose guard `" + g.guard +

@@ -119,6 +119,11 @@ std::vector<std::pair<std::string, int>> folded_to_family_base(const std::string
 Verdict grade_host_test(const std::string& x, const std::string& lit, int cap, const std::vector<int>& named,
                         const HostContext& c, Effect e);
 
+// A reason made on `file`, told of in another finding: "a 12.1 GPU traps" +
+// `how` + ": it compiles the #else at FILE:5, which traps" (line references
+// name the file).
+std::string reason_elsewhere(const std::string& reason, const std::string& how, const std::string& file);
+
 // ---- Rewrites (lint_rewrite.cpp) ---------------------------------------------
 // Each keeps the test's meaning on every capability except the same-family
 // minors newer than the one named, which it now lets through.

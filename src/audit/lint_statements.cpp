@@ -144,6 +144,8 @@ std::vector<Statement> cpp_statements(const std::string& code, std::size_t b, st
       if (c == ')' || c == ']' || c == '}') {
         if (--depth < 0) break;
         if (depth == 0 && c == '}') {
+          const std::size_t n = skip_ws(code, k + 1);
+          if (n < e && (code[n] == ';' || code[n] == ',' || code[n] == ')')) continue;  // an initializer: `return {};`
           ++k;
           break;  // a block ends a statement (`if (...) { ... }`)
         }
