@@ -1,8 +1,12 @@
 // Names of the driver's exception codes (CUDBGException_t in cuda-gdb's
-// public cudadebugger.h). Codes 1-3, 11, 13, 15 and 16 are lane-level codes
-// that CUDA 13.1 retired; old drivers may still write them.
+// public cudadebugger.h), and what each usually means for the instruction it
+// blames. Codes 1-3, 11, 13, 15 and 16 are lane-level codes that CUDA 13.1
+// retired; old drivers may still write them.
+#include <cinttypes>
+#include <cstdio>
 #include <string>
 
+#include "audit/report.hpp"
 #include "coredump/explain.hpp"
 
 namespace fp8kit::coredump {
@@ -45,6 +49,84 @@ std::string exception_name(std::uint32_t code) {
     case 35: return "warp user stack overflow";
     case 36: return "TMA syscall error";
     default: return "exception code " + std::to_string(code);
+  }
+}
+
+namespace {
+
+constexpr std::uint32_t kLaneIllegalAddress = 1, kIllegalInstruction = 4, kOutOfRange = 5, kMisaligned = 6,
+                        kInvalidSpace = 7, kInvalidPc = 8, kStackOverflow = 9, kDeviceIllegalAddress = 10,
+                        kLaneMisaligned = 11, kAssert = 12, kIllegalAddress = 14, kMisalignedPc = 23,
+                        kPcOverflow = 24, kIllegalEncoding = 26, kIllegalParameter = 27, kMmuFault = 30;
+
+std::string hex(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
+  return b;
+}
+
+// "an 8-byte global load" of the blamed instruction, or "".
+std::string access_text(const Fault& f) {
+  const audit::MemoryAccess m = f.blamed.memory_access();
+  if (!f.has_instruction || !m.valid) return "";
+  const std::string w = m.width ? std::to_string(m.width) + "-byte " : "";
+  return std::string(m.width == 8 ? "an " : "a ") + w + m.space + " " + m.kind;
+}
+
+}  // namespace
+
+std::string exception_meaning(const Fault& f, int gpu) {
+  if (f.trapped)
+    return "the warp executed BPT.TRAP: `asm(\"trap;\")`, `__trap()` or a trap the compiler put in a stub for a target "
+           "the source has no code for";
+  const std::string access = access_text(f);
+  const std::string at = f.address_known ? " of address " + hex(f.address) + " (lane " + std::to_string(f.lane) + ")"
+                                         : "";
+  switch (f.exception) {
+    case kIllegalInstruction:
+    case kIllegalEncoding:
+    case kIllegalParameter: {
+      const std::string gpu_name = gpu ? audit::capability_name(gpu) : "this GPU";
+      if (f.has_image && gpu && f.image_arch != gpu)
+        return "an instruction the chip does not implement: the image is " + f.image + ", built for " +
+               audit::capability_name(f.image_arch) + ", and the GPU is " + gpu_name +
+               ", which lacks an instruction that code uses";
+      return "an instruction the chip does not implement, or one it cannot decode: code compiled for another "
+             "architecture (an `a` or `f` target, a newer GPU) and loaded as " +
+             (f.has_image ? f.image : std::string("this image")) + ", or an image corrupted after it was built";
+    }
+    case kMisaligned:
+    case kLaneMisaligned: {
+      if (access.empty()) return "a memory access whose address is not a multiple of its width";
+      const audit::MemoryAccess m = f.blamed.memory_access();
+      std::string past;
+      if (f.address_known && m.width > 1)
+        past = ", " + std::to_string(f.address % m.width) + " bytes past " + (m.width == 8 ? "an " : "a ") +
+               std::to_string(m.width) + "-byte boundary";
+      return access + at + ", whose address is not a multiple of its width" + past +
+             ": a pointer offset from an aligned one, or cast to a wider type than its data";
+    }
+    case kLaneIllegalAddress:
+    case kDeviceIllegalAddress:
+    case kIllegalAddress:
+    case kMmuFault:
+      return (access.empty() ? std::string("a memory access") : access) + at +
+             " to an address no allocation of the context maps: an index past the end, a freed or host pointer, or "
+             "a pointer of another device";
+    case kOutOfRange:
+      return (access.empty() ? std::string("a memory access") : access) + at +
+             " outside its memory space (shared or local memory past the block's or thread's size)";
+    case kInvalidSpace:
+      return (access.empty() ? std::string("a memory access") : access) +
+             " through a generic pointer into a space that instruction cannot reach";
+    case kAssert: return "a device-side assert failed: the warp called __assertfail just before the PC";
+    case kInvalidPc:
+    case kMisalignedPc:
+    case kPcOverflow:
+      return "the warp jumped to an address that holds no code: a corrupt function pointer or return address";
+    case kStackOverflow:
+      return "the call stack outgrew its space: deep recursion, or a stack size set too small";
+    default: return "";
   }
 }
 

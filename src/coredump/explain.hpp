@@ -23,6 +23,13 @@ namespace fp8kit::coredump {
 // "warp misaligned address" for CUDBG_EXCEPTION_WARP_MISALIGNED_ADDRESS (6), ...
 std::string exception_name(std::uint32_t code);
 
+struct Fault;
+// What the exception of `f` usually means for the instruction it blames, on a
+// GPU of capability `gpu` (0 when the dump names none): an illegal
+// instruction in real code is one the chip does not implement, a misaligned
+// address a width the address is no multiple of, ... (exceptions.cpp).
+std::string exception_meaning(const Fault& f, int gpu);
+
 struct SassLine {
   std::uint64_t offset = 0;  // from the kernel's entry
   std::uint64_t lo = 0, hi = 0;
@@ -57,6 +64,18 @@ struct Fault {
   bool pc_in_image = false;
   std::uint64_t pc_offset = 0;  // from the kernel's (or callee's) entry
   std::vector<SassLine> sass;
+  bool sass_from_binary = false;  // the dump held no code at the PC; the listing is the --binary image's
+
+  // The instruction the exception blames: at the error PC, else the BPT.TRAP
+  // before a trapped warp's PC, else the PC; its text and what the exception
+  // usually means for it.
+  bool has_instruction = false;
+  std::uint64_t instruction_offset = 0;  // from the kernel's (or callee's) entry
+  audit::Instruction blamed;
+  std::string instruction;               // "LDG.64", "BPT.TRAP", or the raw words
+  std::string meaning;
+  bool address_known = false;  // a memory access's address, from the lane's registers
+  std::uint64_t address = 0;
 
   bool has_image = false;
   std::string image;  // "sm_90"
