@@ -157,9 +157,10 @@ bool guarded_lookup(const std::string& code, const Lines& lines, std::size_t at,
   std::size_t from = lines.starts[static_cast<std::size_t>(std::max(1, line - kGuardLines)) - 1];
   static const std::regex def(R"((?:^|\n)[ \t]*(?:async[ \t]+)?def[ \t])");
   std::string before = code.substr(from, at - from);
+  std::size_t function = 0;  // where the function that holds the lookup begins, in `before`
   for (auto it = std::sregex_iterator(before.begin(), before.end(), def); it != std::sregex_iterator(); ++it)
-    from = static_cast<std::size_t>(it->position(0));  // the function that holds the lookup
-  before = before.substr(from);
+    function = static_cast<std::size_t>(it->position(0));
+  before = before.substr(function);
   const std::regex membership("\\bin\\s+" + name + "\\b");
   if (std::regex_search(before, membership)) return true;
   const std::size_t last = std::min(lines.starts.size(), static_cast<std::size_t>(line + kHandlerLines));

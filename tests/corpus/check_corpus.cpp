@@ -11,8 +11,9 @@
 // errors for "breaks" (errors judged breaks / errors) and for "an exact check
 // that matters" (breaks, deliberate or config / errors); recall of "breaks"
 // (breaks sites reported as errors / breaks sites); and how each class was
-// graded. Exit 0 pass, 1 fail (an error finding nobody judged, or a breaks
-// precision or recall under its floor), 77 no corpus present (CTest: skipped).
+// graded. Exit 0 pass, 1 fail (an error finding nobody judged, a file the
+// linter could not read, or a breaks precision or recall under its floor), 77
+// no corpus present (CTest: skipped).
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -72,6 +73,7 @@ std::vector<Row> read_manifest(const std::string& path) {
 struct Score {
   std::array<int, kClassCount> errors{};  // error findings by the class of their site
   int unjudged = 0;                       // error findings at no site of the manifest
+  int unread = 0;                         // files the linter could not read
   int breaks_sites = 0, breaks_found = 0;
   // How each class was graded: error, warning, note, not reported.
   std::array<std::array<int, 4>, kClassCount> graded{};
@@ -92,6 +94,7 @@ struct Score {
       for (int g = 0; g < 4; ++g) graded[i][g] += o.graded[i][g];
     }
     unjudged += o.unjudged;
+    unread += o.unread;
     breaks_sites += o.breaks_sites;
     breaks_found += o.breaks_found;
   }
@@ -111,6 +114,10 @@ Score score_corpus(const fs::path& dir, const std::vector<Row>& rows) {
   for (const Row& r : rows)
     if (r.path != "-") judged[{r.path, r.line, r.rule}] = &r;
   const auto report = fp8kit::audit::lint_paths({dir.string()});
+  for (const auto& e : report.errors) {  // a file the linter could not read is a failure, not a silence
+    std::printf("  not linted: %s: %s\n", e.path.c_str(), e.message.c_str());
+    ++s.unread;
+  }
   std::map<Key, Severity> found;  // the worst grade at each site
   const std::string prefix = dir.string() + "/";
   for (const auto& f : report.findings) {
@@ -200,6 +207,7 @@ int main(int argc, char** argv) {
     std::printf("  %-10s %d / %d / %d / %d\n", kClasses[c], all.graded[c][0], all.graded[c][1], all.graded[c][2],
                 all.graded[c][3]);
   std::printf("floors: breaks precision %.2f, breaks recall %.2f\n", kMinPrecision, kMinRecall);
-  const bool ok = all.unjudged == 0 && all.precision_breaks() >= kMinPrecision && all.recall_breaks() >= kMinRecall;
+  const bool ok = all.unjudged == 0 && all.unread == 0 && all.precision_breaks() >= kMinPrecision &&
+                  all.recall_breaks() >= kMinRecall;
   return ok ? 0 : 1;
 }
