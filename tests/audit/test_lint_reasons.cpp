@@ -2,7 +2,7 @@
 // about the source ("`raise ValueError(...)` at line 7", "the #else at line 5,
 // which traps", "the file tests 10.3 itself at line 6 (`...`)") is checked
 // against the lines of the fixture it was made on, and the grade against the
-// consequence; and each class of misgrading that issue 25 lists has its
+// consequence; and each class of misgrading found on real code has its
 // planted fixture in lint_corpus/classes/ with the grades it must get.
 #include <gtest/gtest.h>
 
