@@ -190,30 +190,6 @@ void locate(Fault& f, const CoreDump& dump, const Grid* g, Images& images, const
 
 using GroupKey = std::tuple<std::uint32_t, std::uint64_t, std::uint64_t, std::uint32_t, bool>;
 
-}  // namespace
-
-std::string SassLine::text() const {
-  const audit::Instruction in{lo, hi};
-  // Guard predicate: bit 3 negates, bits 0-2 pick P0-P6 (7 is PT).
-  constexpr unsigned kNegate = 8, kIndex = 7;
-  std::string pred;
-  if (!in.always())
-    pred = std::string("@") + ((in.predicate() & kNegate) ? "!" : "") + "P" +
-           std::to_string(in.predicate() & kIndex) + " ";
-  char raw[48];  // the two words in cuobjdump's order
-  std::snprintf(raw, sizeof raw, "0x%016llx 0x%016llx", static_cast<unsigned long long>(lo),
-                static_cast<unsigned long long>(hi));
-  const audit::MemoryAccess m = in.memory_access();
-  if (m.valid) return pred + audit::memory_name(m);
-  switch (cls) {
-    case audit::Insn::Other: return pred + "(" + raw + ")";
-    case audit::Insn::Trap: return pred + "BPT.TRAP";
-    default: return pred + audit::insn_name(cls);
-  }
-}
-
-namespace {
-
 // Faults the warps hold, grouped by kernel, PC and exception; returns the
 // SMs they ran on.
 std::set<std::pair<std::uint32_t, std::uint32_t>> add_warp_faults(Explanation& out, const CoreDump& dump,

@@ -1,15 +1,36 @@
-// Names of the driver's exception codes (CUDBGException_t in cuda-gdb's
-// public cudadebugger.h), and what each usually means for the instruction it
-// blames. Codes 1-3, 11, 13, 15 and 16 are lane-level codes that CUDA 13.1
-// retired; old drivers may still write them.
+// The words of a fault: names of the driver's exception codes
+// (CUDBGException_t in cuda-gdb's public cudadebugger.h), what each usually
+// means for the instruction it blames, and an instruction's text. Codes 1-3,
+// 11, 13, 15 and 16 are lane-level codes that CUDA 13.1 retired; old drivers
+// may still write them.
 #include <cinttypes>
 #include <cstdio>
 #include <string>
 
 #include "audit/report.hpp"
-#include "coredump/explain.hpp"
+#include "coredump/fault.hpp"
 
 namespace fp8kit::coredump {
+
+std::string SassLine::text() const {
+  const audit::Instruction in{lo, hi};
+  // Guard predicate: bit 3 negates, bits 0-2 pick P0-P6 (7 is PT).
+  constexpr unsigned kNegate = 8, kIndex = 7;
+  std::string pred;
+  if (!in.always())
+    pred = std::string("@") + ((in.predicate() & kNegate) ? "!" : "") + "P" +
+           std::to_string(in.predicate() & kIndex) + " ";
+  char raw[48];  // the two words in cuobjdump's order
+  std::snprintf(raw, sizeof raw, "0x%016llx 0x%016llx", static_cast<unsigned long long>(lo),
+                static_cast<unsigned long long>(hi));
+  const audit::MemoryAccess m = in.memory_access();
+  if (m.valid) return pred + audit::memory_name(m);
+  switch (cls) {
+    case audit::Insn::Other: return pred + "(" + raw + ")";
+    case audit::Insn::Trap: return pred + "BPT.TRAP";
+    default: return pred + audit::insn_name(cls);
+  }
+}
 
 std::string exception_name(std::uint32_t code) {
   switch (code) {
