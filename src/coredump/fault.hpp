@@ -21,7 +21,7 @@ struct Fault;
 // What the exception of `f` usually means for the instruction it blames, on a
 // GPU of capability `gpu` (0 when the dump names none): an illegal
 // instruction in real code is one the chip does not implement, a misaligned
-// address a width the address is no multiple of, ... (exceptions.cpp).
+// address a width the address is no multiple of, ... (fault.cpp).
 std::string exception_meaning(const Fault& f, int gpu);
 
 struct SassLine {
