@@ -34,6 +34,11 @@ std::string hex(std::uint64_t v) {
   return b;
 }
 
+// "sm_90": as the dump names the device's SM type, else from its capability.
+std::string sm_of(const coredump::Device& d) {
+  return d.sm_type.empty() ? "sm_" + std::to_string(d.capability()) : d.sm_type;
+}
+
 const char* body_text(audit::Body b) {
   switch (b) {
     case audit::Body::TrapStub: return "a trap stub: it traps before any real work";
@@ -75,9 +80,14 @@ void print_fault(std::FILE* out, std::size_t n, const Fault& f) {
   if (f.pc_in_image)
     std::fprintf(out, "  = %s+%s", f.function.empty() ? "entry" : "callee", hex(f.pc_offset).c_str());
   std::fprintf(out, "\n");
+  if (f.sass_from_binary) std::fprintf(out, "             (the dump holds no code here: the listing is the --binary image's)\n");
   for (const coredump::SassLine& l : f.sass)
     std::fprintf(out, "         %s +%04" PRIx64 "  %s\n", l.at_pc ? "=>" : l.at_error_pc ? "!>" : "  ", l.offset,
                  l.text().c_str());
+  if (f.has_instruction)
+    std::fprintf(out, "  insn       %s at %s+%s%s\n", f.instruction.c_str(), f.function.empty() ? "entry" : "callee",
+                 hex(f.instruction_offset).c_str(), f.address_known ? (", address " + hex(f.address)).c_str() : "");
+  if (!f.meaning.empty()) std::fprintf(out, "  meaning    %s\n", f.meaning.c_str());
   if (f.has_image)
     std::fprintf(out, "  image      %s, the image this GPU ran: %s\n", f.image.c_str(), body_text(f.body));
   if (f.sibling == SiblingVerdict::NoRealSibling)
@@ -95,8 +105,9 @@ void print_fault(std::FILE* out, std::size_t n, const Fault& f) {
 void print_text(std::FILE* out, const std::string& core, const coredump::Explanation& ex) {
   std::fprintf(out, "fp8kit explain: %s\n", core.c_str());
   for (const coredump::Device& d : ex.devices)
-    std::fprintf(out, "device %u: %s, %s (capability %u.%u), %u SMs\n", d.id, d.name.c_str(), d.sm_type.c_str(),
-                 d.sm_major, d.sm_minor, d.num_sms);
+    std::fprintf(out, "device %u: %s, %s (capability %u.%u), %u SMs\n", d.id,
+                 d.name.empty() ? "its name is absent from the dump" : d.name.c_str(), sm_of(d).c_str(), d.sm_major,
+                 d.sm_minor, d.num_sms);
   if (ex.info.has_meta)
     std::fprintf(out, "driver %u.%u, CUDA %u.%u\n", ex.info.driver_major, ex.info.driver_minor, ex.info.cuda_major,
                  ex.info.cuda_minor);
@@ -142,6 +153,11 @@ nlohmann::ordered_json fault_json(const Fault& f) {
   for (const coredump::SassLine& l : f.sass)
     j["sass"].push_back(
         {{"offset", hex(l.offset)}, {"text", l.text()}, {"at_pc", l.at_pc}, {"at_error_pc", l.at_error_pc}});
+  j["sass_from_binary"] = f.sass_from_binary;
+  j["instruction"] = f.has_instruction ? nlohmann::ordered_json(f.instruction) : nlohmann::ordered_json();
+  j["instruction_offset"] = f.has_instruction ? nlohmann::ordered_json(hex(f.instruction_offset)) : nlohmann::ordered_json();
+  j["address"] = f.address_known ? nlohmann::ordered_json(hex(f.address)) : nlohmann::ordered_json();
+  j["meaning"] = f.meaning;
   j["image"] = f.has_image ? nlohmann::ordered_json(f.image) : nlohmann::ordered_json();
   j["body"] = audit::body_name(f.body);
   j["sibling"] = sibling_name(f.sibling);
@@ -159,7 +175,10 @@ void print_json(std::FILE* out, const std::string& core, const coredump::Explana
   j["core"] = core;
   j["devices"] = nlohmann::ordered_json::array();
   for (const coredump::Device& d : ex.devices)
-    j["devices"].push_back({{"id", d.id}, {"name", d.name}, {"sm", d.sm_type}, {"capability", d.capability()}});
+    j["devices"].push_back({{"id", d.id},
+                            {"name", d.name.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(d.name)},
+                            {"sm", sm_of(d)},
+                            {"capability", d.capability()}});
   j["faults"] = nlohmann::ordered_json::array();
   for (const Fault& f : ex.faults) j["faults"].push_back(fault_json(f));
   j["notes"] = ex.notes;

@@ -48,6 +48,7 @@ void print_json(const audit::LintReport& r, const Tally& t, int code) {
                              {"column", f.column},
                              {"severity", audit::severity_name(f.severity)},
                              {"rule", f.rule},
+                             {"consequence", audit::consequence_name(f.consequence)},
                              {"text", f.text},
                              {"message", f.message},
                              {"rewrite", f.rewrite},

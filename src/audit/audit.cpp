@@ -22,16 +22,6 @@
 
 namespace fp8kit::audit {
 
-std::size_t AuditReport::count(Severity s) const {
-  return static_cast<std::size_t>(
-      std::count_if(offenders.begin(), offenders.end(), [s](const KernelRecord& r) { return r.severity == s; }));
-}
-
-bool AuditReport::has_findings(bool strict) const {
-  return std::any_of(offenders.begin(), offenders.end(),
-                     [strict](const KernelRecord& r) { return counts_as_finding(r.severity, strict); });
-}
-
 namespace {
 
 // Files mapped at once: a batch takes files while they fit in this many

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "audit/audit.hpp"
+#include "audit/report.hpp"
 #include "audit/bytes.hpp"
 
 namespace fp8kit::audit {

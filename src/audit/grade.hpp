@@ -12,7 +12,7 @@
 // An empty body with no real sibling is counted, never reported.
 #pragma once
 
-#include "audit/audit.hpp"
+#include "audit/report.hpp"
 
 namespace fp8kit::audit {
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -22,6 +23,7 @@ LintFinding& lint::Sink::add(std::size_t at, const char* rule, const Verdict& v)
   std::tie(f.line, f.column) = lines.at(at);
   f.rule = rule;
   f.severity = v.severity;
+  f.consequence = v.consequence;
   f.reason = v.reason;
   out.push_back(std::move(f));
   return out.back();
@@ -36,9 +38,19 @@ constexpr std::uintmax_t kMaxFileBytes = 16u << 20;  // larger files are generat
 struct FileLint {
   std::vector<LintFinding> findings;
   std::vector<GuardTemplate> guards;
-  std::string code;  // blanked, for the uses of other files' guards
+  std::string code;     // blanked, for the uses of other files' guards
   ArchDefines defines;  // its names for arch-macro values
+  ArchExprs exprs;      // its #defines that test an arch macro
+  std::vector<std::string> sources;  // CMake: the sources it names
 };
+
+std::string read_text(std::istream& in) {
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return read_text(in);
+}
 
 // Code generators (jit/, *gen/, generate_*.py) enumerate the targets
 // they build; their capability tests pick a kernel's target, not a GPU.
@@ -58,6 +70,7 @@ void grade_generator(std::vector<LintFinding>& findings) {
   for (LintFinding& f : findings)
     if ((f.rule == "capability-equality" || f.rule == "capability-membership") && f.severity != Severity::Note) {
       f.severity = Severity::Note;
+      f.consequence = Consequence::NotAGpu;
       f.reason = "in a code generator: the test picks a generated kernel's target, not the GPU";
     }
 }
@@ -69,25 +82,35 @@ FileLint lint_one(std::string_view text, SourceKind kind, const std::string& fil
   switch (kind) {
     case SourceKind::Cpp: {
       r.code = blank_cpp(text, true);
-      rule_macro_equality(r.code, s);
       r.defines = arch_defines(r.code);
-      rule_macro_equality(r.code, s, &r.defines);
-      rule_feature_macros(r.code, s);
-      rule_guard_else(blank_cpp(text, false), s);
+      r.exprs = arch_exprs(r.code);
+      {
+        const std::string kept = blank_cpp(text, false);
+        const Preprocessor pp(kept, r.defines, r.exprs);
+        const CppFile f{r.code, kept, text, pp};
+        rule_macro_equality(f, s);
+        rule_macro_equality(f, s, &r.defines);
+        rule_feature_macros(f, s);
+        rule_guard_else(f, s);
+      }
       rule_host_equality(r.code, text, false, s);
       r.guards = guard_templates(r.code, r.findings, file, lines);
       rule_guard_uses(r.code, r.guards, s);
       break;
     }
     case SourceKind::Python: {
-      const std::string code = blank_python(text);
+      const std::string code = keep_capability_strings(blank_python(text), text);
       rule_host_equality(code, text, true, s);
       rule_python_membership(code, text, s);
+      rule_python_tables(code, text, s);
       break;
     }
-    case SourceKind::CMake:
-      rule_cmake_lists(blank_cmake(text), s);
+    case SourceKind::CMake: {
+      const std::string code = blank_cmake(text);
+      rule_cmake_lists(code, s);
+      r.sources = cmake_sources(code);
       break;
+    }
     case SourceKind::Unknown:
       break;
   }
@@ -102,26 +125,83 @@ void sort_findings(std::vector<LintFinding>& v) {
 }
 
 bool exact_guard(const LintFinding& f) {
-  return f.severity == Severity::Error &&
-         (f.rule == "arch-macro-equality" || f.rule == "arch-feature-macro" || f.rule == "arch-guard-else");
+  return f.severity == Severity::Error && (f.rule == "arch-macro-equality" || f.rule == "arch-feature-macro" ||
+                                           f.rule == "arch-guard-else" || f.rule == "arch-guard-use");
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The source files each CMake file read names (cmake_sources).
+using CMakeSources = std::map<std::string, std::vector<std::string>>;
+
+// Whether the CMake file `cmake` names `file` among its sources.
+bool names_source(const std::string& cmake, const std::vector<std::string>& sources, const std::string& file) {
+  const fs::path dir = fs::path(cmake).parent_path();
+  for (const std::string& t : sources) {
+    const std::size_t star = t.find('*');
+    if (star != std::string::npos) {  // a glob: its directory and extension
+      const std::string prefix = t.substr(0, t.rfind('/', star) == std::string::npos ? 0 : t.rfind('/', star) + 1);
+      const std::string base = (dir / prefix).lexically_normal().string();
+      if (file.rfind(base, 0) == 0 && ends_with(file, t.substr(t.rfind('.')))) return true;
+      continue;
+    }
+    if (file == (dir / t).lexically_normal().string() || ends_with(file, "/" + t)) return true;
+  }
+  return false;
+}
+
+// Whether the list of CMake file `cmake` (its text `list`) builds `file`: the
+// file's own sources, and for the default architectures of a directory
+// (CMAKE_CUDA_ARCHITECTURES, TORCH_CUDA_ARCH_LIST) those of the CMake files below.
+bool list_builds(const std::string& cmake, const std::string& list, const std::string& file,
+                 const CMakeSources& sources) {
+  const auto own = sources.find(cmake);
+  if (own != sources.end() && names_source(cmake, own->second, file)) return true;
+  if (list.find("CMAKE_CUDA_ARCHITECTURES") == std::string::npos && list.find("TORCH_CUDA_ARCH_LIST") == std::string::npos)
+    return false;
+  const std::string dir = fs::path(cmake).parent_path().string();
+  for (const auto& [other, srcs] : sources)
+    if (other != cmake && fs::path(other).parent_path().string().rfind(dir, 0) == 0 && names_source(other, srcs, file))
+      return true;
+  return false;
 }
 
 // CMake advice once every file is read: a list that splits a family into
-// per-minor cubins is an error only while an exact guard remains (its sibling
-// cubin is the guard's #else), and no list is told to add a minor then.
-void settle_cmake(std::vector<LintFinding>& findings) {
-  const auto guard = std::find_if(findings.begin(), findings.end(), exact_guard);
-  const std::string where =
-      guard == findings.end() ? "" : guard->file + ":" + std::to_string(guard->line) + " (" + guard->text + ")";
+// per-minor cubins is an error only while an exact guard remains in a source
+// it builds (the sibling's own cubin is that guard's #else), and a list of
+// `a` targets is not told to add a minor then.
+void settle_cmake(std::vector<LintFinding>& findings, const CMakeSources& sources) {
+  std::vector<const LintFinding*> guards;
+  for (const LintFinding& f : findings)
+    if (exact_guard(f)) guards.push_back(&f);
   std::vector<LintFinding> kept;
   for (LintFinding& f : findings) {
-    if (f.rule == "cmake-arch-split") {
-      if (where.empty()) continue;
-      f.rule = "cmake-arch-list";
-      f.severity = Severity::Error;
-      f.reason = "exact guards remain (" + where + "): the sibling's own cubin is their #else branch";
-    } else if (f.rule == "cmake-arch-list" && !where.empty()) {
-      f.rewrite += "; do not add the sibling minor while exact guards remain, e.g. " + where;
+    const bool split = f.rule == "cmake-arch-split";
+    if (split || f.rule == "cmake-arch-list") {
+      const std::string sibling = split ? f.reason : "";
+      const LintFinding* guard = nullptr;
+      for (const LintFinding* g : guards)
+        if (list_builds(f.file, f.text, g->file, sources) &&
+            (guard == nullptr || (!sibling.empty() && g->reason.find(" " + sibling + " GPU") != std::string::npos))) {
+          guard = g;
+          if (sibling.empty() || g->reason.find(" " + sibling + " GPU") != std::string::npos) break;
+        }
+      const std::string where =
+          guard ? guard->file + ":" + std::to_string(guard->line) + " (" + guard->text + ")" : std::string();
+      if (split) {
+        if (guard == nullptr) continue;
+        f.rule = "cmake-arch-list";
+        f.severity = Severity::Error;
+        f.consequence = guard->consequence;
+        f.reason = reason_elsewhere(guard->reason,
+                                    " with the " + sibling + " cubin this list builds, the other branch of the exact "
+                                    "guard at " + where + " in a source the list's target builds",
+                                    guard->file);
+      } else if (guard != nullptr) {
+        f.rewrite += "; do not add the sibling minor while the exact guard at " + where + " remains";
+      }
     }
     kept.push_back(std::move(f));
   }
@@ -192,8 +272,9 @@ SourceKind source_kind(const std::string& path) {
 }
 
 std::vector<LintFinding> lint_source(std::string_view text, SourceKind kind, const std::string& file) {
-  std::vector<LintFinding> out = lint_one(text, kind, file).findings;
-  settle_cmake(out);
+  const FileLint r = lint_one(text, kind, file);
+  std::vector<LintFinding> out = r.findings;
+  settle_cmake(out, {{file, r.sources}});
   sort_findings(out);
   return out;
 }
@@ -233,7 +314,7 @@ LintReport lint_paths(const std::vector<std::string>& paths, const LintOptions& 
       report.errors.push_back({p.string(), "cannot open"});
       continue;
     }
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string text = read_text(in);
     ++report.files;
     FileLint r;
     try {
@@ -257,14 +338,27 @@ LintReport lint_paths(const std::vector<std::string>& paths, const LintOptions& 
       for (const auto& d : defines)
         if (!linted[i].defines.count(d.first)) elsewhere.insert(d);
     if ((!others.empty() || !elsewhere.empty()) && !linted[i].code.empty()) {
-      const Lines lines(linted[i].code);
-      Sink s{names[i], lines, linted[i].findings};
-      rule_guard_uses(linted[i].code, others, s);
-      rule_macro_equality(linted[i].code, s, &elsewhere);
+      FileLint& r = linted[i];
+      const Lines lines(r.code);
+      Sink s{names[i], lines, r.findings};
+      rule_guard_uses(r.code, others, s);
+      const auto compares = elsewhere.empty() ? std::vector<MacroCompare>{} : macro_compares(r.code, &elsewhere);
+      if (std::any_of(compares.begin(), compares.end(), [](const MacroCompare& c) { return !c.name.empty(); })) {
+        ArchDefines all = r.defines;  // the file's own names and the others'
+        all.insert(elsewhere.begin(), elsewhere.end());
+        const std::string kept = blank_cpp(read_text(names[i]), false);  // read again: rare, and not kept in memory
+        if (kept.size() == r.code.size()) {
+          const Preprocessor pp(kept, all, r.exprs);
+          rule_macro_equality(CppFile{r.code, kept, kept, pp}, s, &elsewhere);
+        }
+      }
     }
     for (auto& f : linted[i].findings) report.findings.push_back(std::move(f));
   }
-  settle_cmake(report.findings);
+  CMakeSources sources;
+  for (std::size_t i = 0; i < linted.size(); ++i)
+    if (!linted[i].sources.empty()) sources[names[i]] = std::move(linted[i].sources);
+  settle_cmake(report.findings, sources);
   sort_findings(report.findings);
   return report;
 }

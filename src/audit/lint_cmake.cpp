@@ -6,8 +6,9 @@
 //   note   a plain 12.0 / 10.0 without the sibling (its cubin runs on the
 //          sibling; the family target is still the better build).
 // A list naming 12.0 and 12.1 as separate targets is recorded as
-// cmake-arch-split; lint.cpp keeps it (as an error) only where exact guards
-// remain, since then the 12.1 cubin is the guard's #else.
+// cmake-arch-split; lint.cpp keeps it (as an error) only where an exact guard
+// remains in the sources the file builds (cmake_sources), since then the 12.1
+// cubin is the guard's #else. A cached variable's help string is no list.
 #include <map>
 #include <regex>
 #include <set>
@@ -35,9 +36,10 @@ constexpr SiblingPair kPairs[] = {{120, 121}, {100, 103}};
 
 // Commands whose numbers are versions or conditions, never a target list.
 bool not_a_list(const std::string& cmd) {
-  static const std::set<std::string> skip = {"if",      "elseif",  "else", "endif",  "while", "message",
-                                             "project", "string",  "math", "return", "cmake_minimum_required",
-                                             "find_package", "cmake_policy"};
+  static const std::set<std::string> skip = {"if",           "elseif",      "else",    "endif",
+                                             "while",        "message",     "project", "string",
+                                             "math",         "return",      "cmake_minimum_required",
+                                             "find_package", "cmake_policy", "option",  "mark_as_advanced"};
   return skip.count(lower(cmd)) != 0;
 }
 
@@ -87,23 +89,38 @@ void report(const ArchList& list, Sink& s) {
     const std::string family = std::to_string(p.base) + "f";
     if (list.caps.count(p.sibling)) {
       if (!list.plain.count(p.base) || !list.plain.count(p.sibling)) continue;
-      LintFinding& f = s.add(list.caps.at(p.sibling), "cmake-arch-split",
-                             {Severity::Note, b + " and " + sib + " are built as separate cubins"});
+      // The reason holds the sibling's name until lint.cpp settles the split.
+      LintFinding& f = s.add(list.caps.at(p.sibling), "cmake-arch-split", {Severity::Note, Consequence::Other, sib});
       f.text = list.text;
       f.message = "architecture list builds " + b + " and " + sib + " as separate cubins";
       f.rewrite = "build the family target " + family + " (one cubin for the whole family)";
       continue;
     }
     const bool a_only = !list.plain.count(p.base);
-    LintFinding& f = s.add(list.caps.at(p.base), "cmake-arch-list",
-                           a_only ? Verdict{Severity::Error, "a " + sib + " GPU cannot load the " + b +
-                                                                 "a cubin and the list has no image for it"}
-                                  : Verdict{Severity::Note, "the " + b + " cubin runs on " + sib +
-                                                                " (same family); the family target says so"});
+    const Effect e = a_only ? Effect{Consequence::NoImage,
+                                     "the list builds the sm_" + std::to_string(p.base) + "a cubin, which loads on " +
+                                         b + " alone, and no " + sib + " or " + family + " target",
+                                     ""}
+                            : Effect{Consequence::Passes,
+                                     "it loads this list's sm_" + std::to_string(p.base) +
+                                         " cubin (same family); the family target says so",
+                                     ""};
+    LintFinding& f = s.add(list.caps.at(p.base), "cmake-arch-list", grade({p.base}, e));
     f.text = list.text;
     f.message = "architecture list names " + b + " without " + sib + (a_only ? " (an `a` target only)" : "");
     f.rewrite = "build the family target " + family + " (12.0 and 12.1 alike for 120f; 10.0 and 10.3 for 100f)";
   }
+}
+
+// The arguments that hold targets: a cached variable's help string
+// (`set(V "90a" CACHE STRING "e.g. 100a for Blackwell")`) and type are prose.
+std::string target_args(const std::string& cmd, const std::string& args) {
+  static const std::regex cache(R"(\bCACHE\b)");
+  std::smatch m;
+  if (lower(cmd) == "set" && std::regex_search(args, m, cache))
+    return args.substr(0, static_cast<std::size_t>(m.position(0)));
+  if (lower(cmd) == "set_property" && args.find("HELPSTRING") != std::string::npos) return "";
+  return args;
 }
 
 }  // namespace
@@ -127,7 +144,7 @@ void rule_cmake_lists(const std::string& code, Sink& s) {
         if (code[end] == ')' && --depth == 0) break;
       }
       if (end >= code.size() || not_a_list(name)) continue;
-      const std::string args = code.substr(open + 1, end - open - 1);
+      const std::string args = target_args(name, code.substr(open + 1, end - open - 1));
       if (removes_from_a_list(name, args)) continue;
       const std::string low = lower(args);
       const std::string var = list_variable(name, args);
@@ -145,6 +162,22 @@ void rule_cmake_lists(const std::string& code, Sink& s) {
     }
   }
   for (const std::string& key : order) report(lists[key], s);
+}
+
+std::vector<std::string> cmake_sources(const std::string& code) {
+  static const std::regex source(R"([^\s"'()]+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|hh|inl)(?![\w.]))");
+  std::vector<std::string> out;
+  for (const LineSpan& l : lines_of(code)) {
+    if (l.end - l.begin > kMaxRegexLine) continue;
+    const std::string line = code.substr(l.begin, l.end - l.begin);
+    if (line.find('.') == std::string::npos) continue;
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), source); it != std::sregex_iterator(); ++it) {
+      std::string t = it->str();
+      while (t.rfind("${", 0) == 0 && t.find("}/") != std::string::npos) t = t.substr(t.find("}/") + 2);
+      if (t.find("${") == std::string::npos) out.push_back(t);
+    }
+  }
+  return out;
 }
 
 }  // namespace fp8kit::audit::lint

@@ -1,12 +1,12 @@
-// fp8kit lint, C++/CUDA preprocessor rules: the arch macros compared with
-// == / != (arch-macro-equality), feature macros without their family
-// sibling (arch-feature-macro), and the #else of an arch guard that traps or
-// does nothing (arch-guard-else).
+// fp8kit lint, the C++/CUDA preprocessor: its #if chains, what a GPU
+// compiles in each (a small evaluator of the conditions over the arch macros,
+// feature macros and the file's named constants), the #else of an arch guard
+// that traps or does nothing (arch-guard-else), and feature macros without
+// their family sibling (arch-feature-macro).
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <regex>
-#include <tuple>
 
 #include "audit/lint_rules.hpp"
 
@@ -14,117 +14,7 @@ namespace fp8kit::audit::lint {
 
 namespace {
 
-// Occurrences of the arch macros compared with an operator, found by hand
-// rather than by regex so that long blank runs cannot exhaust the stack.
-struct MacroCompare {
-  std::size_t at = 0;  // start of the whole comparison
-  std::size_t end = 0;
-  std::string macro, op;
-  long value = -1;   // the number compared with, or -1
-  std::string name;  // the named constant it came from (`GGML_CUDA_CC_DGX_SPARK`), if any
-};
-
-// The identifier ending at `end` or starting at `at` (empty if none).
-std::string ident_before(const std::string& code, std::size_t end) {
-  std::size_t b = end;
-  while (b > 0 && is_ident(code[b - 1])) --b;
-  return b < end && !std::isdigit(static_cast<unsigned char>(code[b])) ? code.substr(b, end - b) : std::string();
-}
-std::string ident_at(const std::string& code, std::size_t at) {
-  std::size_t e = at;
-  while (e < code.size() && is_ident(code[e])) ++e;
-  return e > at && !std::isdigit(static_cast<unsigned char>(code[at])) ? code.substr(at, e - at) : std::string();
-}
-
-// With `named`, a name it defines stands for its value.
-std::vector<MacroCompare> macro_compares(const std::string& code, const ArchDefines* named = nullptr) {
-  static const char* const kMacros[] = {"__CUDA_ARCH_FAMILY_SPECIFIC__", "__CUDA_ARCH_SPECIFIC__", "__CUDA_ARCH__"};
-  static const char* const kOps[] = {"==", "!=", ">=", "<=", ">", "<"};
-  std::vector<MacroCompare> out;
-  auto skip_ws = [&](std::size_t i, int dir) {
-    for (int n = 0; n < 256; ++n) {
-      const std::size_t k = dir > 0 ? i : i - 1;
-      if (dir < 0 && i == 0) return i;
-      if (k >= code.size() || !(code[k] == ' ' || code[k] == '\t' || code[k] == '(' || code[k] == ')')) return i;
-      i = dir > 0 ? i + 1 : i - 1;
-    }
-    return i;
-  };
-  std::size_t pos = 0;
-  while ((pos = code.find("__CUDA_ARCH", pos)) != std::string::npos) {
-    std::string macro;
-    for (const char* m : kMacros)
-      if (code.compare(pos, std::strlen(m), m) == 0 &&
-          (pos + std::strlen(m) >= code.size() || !is_ident(code[pos + std::strlen(m)])) &&
-          (pos == 0 || !is_ident(code[pos - 1]))) {
-        macro = m;
-        break;
-      }
-    if (macro.empty()) {
-      pos += 11;
-      continue;
-    }
-    MacroCompare c;
-    c.macro = macro;
-    // macro OP number
-    std::size_t i = skip_ws(pos + macro.size(), +1);
-    for (const char* op : kOps)
-      if (code.compare(i, std::strlen(op), op) == 0) {
-        c.op = op;
-        break;
-      }
-    if (!c.op.empty()) {
-      std::size_t j = skip_ws(i + c.op.size(), +1), k = j;
-      while (k < code.size() && std::isdigit(static_cast<unsigned char>(code[k])) && k - j < 9) ++k;
-      if (k > j) c.value = number(code.substr(j, k - j));
-      if (k == j && named) {
-        const std::string id = ident_at(code, j);
-        const auto it = named->find(id);
-        if (it != named->end()) {
-          c.value = it->second;
-          c.name = id;
-          k = j + id.size();
-        }
-      }
-      c.at = pos;
-      c.end = k > j ? k : i + c.op.size();
-      out.push_back(c);
-    } else {
-      // number OP macro
-      std::size_t j = skip_ws(pos, -1);
-      for (const char* op : kOps) {
-        const std::size_t n = std::strlen(op);
-        if (j >= n && code.compare(j - n, n, op) == 0 &&
-            !(n == 1 && j >= 2 &&
-              (code[j - 2] == '<' || code[j - 2] == '>' || code[j - 2] == '=' || code[j - 2] == '!'))) {
-          c.op = op;
-          break;
-        }
-      }
-      if (!c.op.empty()) {
-        std::size_t k = skip_ws(j - c.op.size(), -1), d = k;
-        while (d > 0 && std::isdigit(static_cast<unsigned char>(code[d - 1])) && k - d < 9) --d;
-        if (d > 0 && is_ident(code[d - 1])) d = k;  // the digits end a name (`SM120`)
-        if (d < k) c.value = number(code.substr(d, k - d));
-        if (d == k && named) {
-          const std::string id = ident_before(code, k);
-          const auto it = named->find(id);
-          if (it != named->end()) {
-            c.value = it->second;
-            c.name = id;
-            d = k - id.size();
-          }
-        }
-        c.at = d < k ? d : j - c.op.size();
-        c.end = pos + macro.size();
-        out.push_back(c);
-      }
-    }
-    pos += macro.size();
-  }
-  return out;
-}
-
+constexpr int kMaxExpansion = 4;  // nested #define names followed in a condition
 
 // "empty", "trap" or "" (real code) for the body of an #else branch.
 std::string else_body_kind(const std::string& body) {
@@ -168,36 +58,21 @@ std::string else_body_kind(const std::string& body) {
   return prints ? "print" : "empty";
 }
 
-
-// Capabilities an arch-macro value names (1200 -> 120), or -1 if it names none.
-int macro_cap(long value) {
-  if (value < 0 || value % 10 != 0 || !plausible_capability(static_cast<int>(value / 10))) return -1;
-  return static_cast<int>(value / 10);
-}
-
-// The capabilities a condition admits by equality on the arch macros
-// (`== 1000 || == 1030` -> {100, 103}).
-std::vector<int> equality_caps(const std::vector<MacroCompare>& compares) {
-  std::vector<int> caps;
-  for (const MacroCompare& c : compares)
-    if ((c.op == "==" || c.op == "!=") && macro_cap(c.value) >= 0) caps.push_back(macro_cap(c.value));
-  return caps;
-}
-
 // Feature macros whose family has a sibling today: __CUDA_ARCH_FEAT_SM100_ALL
 // is defined for sm_100a only, so a 10.3 GPU (sm_103a) takes the other branch.
 struct FeatureSibling {
   const char* base;
   const char* sibling;
+  int base_cap, sibling_cap;
 };
 constexpr FeatureSibling kFeatureSiblings[] = {
-    {"__CUDA_ARCH_FEAT_SM100_ALL", "__CUDA_ARCH_FEAT_SM103_ALL"},
-    {"__CUDA_ARCH_FEAT_SM120_ALL", "__CUDA_ARCH_FEAT_SM121_ALL"},
+    {"__CUDA_ARCH_FEAT_SM100_ALL", "__CUDA_ARCH_FEAT_SM103_ALL", 100, 103},
+    {"__CUDA_ARCH_FEAT_SM120_ALL", "__CUDA_ARCH_FEAT_SM121_ALL", 120, 121},
 };
 
-bool has_token(const std::string& s, const char* token) {
+bool has_token(const std::string& s, const std::string& token) {
   for (std::size_t p = s.find(token); p != std::string::npos; p = s.find(token, p + 1)) {
-    const std::size_t e = p + std::strlen(token);
+    const std::size_t e = p + token.size();
     if ((p == 0 || !is_ident(s[p - 1])) && (e >= s.size() || !is_ident(s[e]))) return true;
   }
   return false;
@@ -212,55 +87,14 @@ const FeatureSibling* lone_feature_macro(const std::string& cond, const std::str
   return nullptr;
 }
 
-std::string else_kind_message(const std::string& kind) {
-  if (kind == "trap")
-    return "the #else branch of an architecture guard traps: every target outside the guard gets a trap stub, "
-           "which the driver loads on a GPU the guard missed";
-  return std::string("the #else branch of an architecture guard ") + (kind == "print" ? "only prints" : "is empty") +
-         ": every target outside the guard gets a kernel that silently does nothing";
-}
-
-// The grade of an #else stub from the guard it belongs to: an exact guard
-// hands the stub to a sibling GPU; a lower bound, a range or a feature macro
-// stubs other families by design (fp8kit audit tells whether one ships).
-Verdict guard_else_verdict(const std::string& cond, const std::string& file_code) {
-  const std::vector<int> caps = equality_caps(macro_compares(cond));
-  std::vector<int> served = equality_caps(macro_compares(file_code));  // the file's other exact guards
-  served.insert(served.end(), caps.begin(), caps.end());
-  std::vector<int> missed;
-  for (int m : missed_siblings(served))
-    for (int c : caps)
-      if (m / 10 == c / 10 && std::find(missed.begin(), missed.end(), m) == missed.end()) missed.push_back(m);
-  if (!missed.empty()) return {Severity::Error, "the guard is exact: a " + cap_name(missed.front()) +
-                                                    " GPU gets the stub where its target is built"};
-  if (const FeatureSibling* f = lone_feature_macro(cond, file_code))
-    return {Severity::Error, std::string("the guard tests ") + f->base + " alone: the family sibling gets the stub"};
-  if (!caps.empty())
-    return {Severity::Warning, "the guard is exact in a family with one member today: a future minor gets the stub"};
-  return {Severity::Note, "a lower bound, range or feature guard stubs other families by design; fp8kit audit "
-                          "shows whether a shipped image is a stub"};
-}
-
-// One logical line (backslash continuations joined) from `pos`; `pos` moves past it.
-std::string logical_line(const std::string& s, std::size_t& pos) {
-  std::size_t end = pos;
-  for (;;) {
-    end = s.find('\n', end);
-    if (end == std::string::npos) {
-      end = s.size();
-      break;
-    }
-    std::size_t k = end;
-    while (k > pos && (s[k - 1] == ' ' || s[k - 1] == '\r' || s[k - 1] == '\t')) --k;
-    if (k > pos && s[k - 1] == '\\') {
-      ++end;
-      continue;
-    }
-    break;
-  }
-  std::string line = s.substr(pos, end - pos);
-  pos = end + 1;
-  return line;
+bool cond_is_arch(const std::string& cond) {
+  const std::string c = trim(cond);
+  if (c == "0" || c.rfind("0 ", 0) == 0 || c.rfind("0&&", 0) == 0) return false;  // dead code
+  if (cond.find("__CUDA_ARCH_FEAT_SM") != std::string::npos ||
+      cond.find("__CUDA_ARCH_SPECIFIC__") != std::string::npos ||
+      cond.find("__CUDA_ARCH_FAMILY_SPECIFIC__") != std::string::npos)
+    return true;
+  return !macro_compares(cond).empty();
 }
 
 // `#  if defined(X)` -> {"if", " defined(X)"}; not a directive -> {"", ""}.
@@ -273,35 +107,6 @@ std::pair<std::string, std::string> directive_of(const std::string& t) {
   return {t.substr(k, d - k), t.substr(d)};
 }
 
-bool cond_is_arch(const std::string& cond) {
-  const std::string c = trim(cond);
-  if (c == "0" || c.rfind("0 ", 0) == 0 || c.rfind("0&&", 0) == 0) return false;  // dead code
-  if (cond.find("__CUDA_ARCH_FEAT_SM") != std::string::npos ||
-      cond.find("__CUDA_ARCH_SPECIFIC__") != std::string::npos ||
-      cond.find("__CUDA_ARCH_FAMILY_SPECIFIC__") != std::string::npos)
-    return true;
-  return !macro_compares(cond).empty();
-}
-
-struct GuardLevel {
-  bool arch = false;
-  std::string cond;  // the #if and #elif conditions
-  std::size_t if_at = 0;
-  bool in_else = false;
-  std::size_t else_at = 0;
-  std::string else_text, body;
-};
-
-void report_else(const GuardLevel& l, const std::string& file_code, Sink& s) {
-  const std::string kind = else_body_kind(l.body);
-  if (kind.empty()) return;
-  LintFinding& f = s.add(l.else_at, "arch-guard-else", guard_else_verdict(l.cond, file_code));
-  f.text = l.else_text;
-  f.message = else_kind_message(kind);
-  f.rewrite = "guard with a family range, build only targets inside it, and give the #else a portable path or a "
-              "static_assert";
-}
-
 // The nearest character before `at` / from `at` on that is not white space.
 char prev_char(const std::string& s, std::size_t at) {
   while (at > 0 && std::isspace(static_cast<unsigned char>(s[at - 1]))) --at;
@@ -312,111 +117,357 @@ char next_char(const std::string& s, std::size_t at) {
   return at < s.size() ? s[at] : '\0';
 }
 
-// An exact guard around a whole function body with no #else (vLLM's
-// enable_sm90_only): outside it the kernel is empty. Lower bounds and ranges
-// around a body are the ordinary way to stub other families and pass.
-void report_whole_body(const GuardLevel& l, std::size_t endif_end, const std::string& code, Sink& s) {
-  if (prev_char(code, l.if_at) != '{' || next_char(code, endif_end) != '}') return;
-  const Verdict v = guard_else_verdict(l.cond, code);
-  if (v.severity == Severity::Note) return;
-  LintFinding& f = s.add(l.if_at + code.substr(l.if_at).find('#'), "arch-guard-else", v);
-  f.text = collapse(trim(code.substr(l.if_at, code.find('\n', l.if_at) - l.if_at)));
-  f.message = "an exact architecture guard covers the whole body and has no #else: every other target gets a "
-              "kernel that silently does nothing";
-  f.rewrite = "guard with a family range and build only targets inside it";
+// ---- Conditions, evaluated for one GPU ----------------------------------------
+// Three-valued: a name the file does not define is unknown, and so is what
+// depends on it (`unknown && false` is false, `unknown || true` is true).
+
+struct Val {
+  bool known = false;
+  long n = 0;
+};
+
+class Eval {
+ public:
+  Eval(const std::string& cond, int gpu, const ArchDefines& d, const ArchExprs& x, int depth)
+      : gpu_(gpu), defines_(d), exprs_(x), depth_(depth) {
+    tokenize(cond);
+  }
+  Val run() {
+    const Val v = or_();
+    return ok_ && pos_ == toks_.size() ? v : Val{};
+  }
+
+ private:
+  void tokenize(const std::string& s) {
+    static const char* const ops[] = {"&&", "||", "==", "!=", ">=", "<=", ">", "<", "!", "(", ")"};
+    for (std::size_t i = 0; i < s.size();) {
+      const char c = s[i];
+      if (std::isspace(static_cast<unsigned char>(c)) || c == '\\') {
+        ++i;
+        continue;
+      }
+      if (is_ident(c)) {
+        std::size_t e = i;
+        while (e < s.size() && is_ident(s[e])) ++e;
+        toks_.push_back(s.substr(i, e - i));
+        i = e;
+        continue;
+      }
+      bool matched = false;
+      for (const char* op : ops)
+        if (s.compare(i, std::strlen(op), op) == 0) {
+          toks_.emplace_back(op);
+          i += std::strlen(op);
+          matched = true;
+          break;
+        }
+      if (!matched) {
+        ok_ = false;  // arithmetic, ?:, ...: not read
+        return;
+      }
+    }
+  }
+  bool at(const char* t) const { return pos_ < toks_.size() && toks_[pos_] == t; }
+  static Val known(long n) { return {true, n}; }
+
+  Val or_() {
+    Val v = and_();
+    while (at("||")) {
+      ++pos_;
+      const Val w = and_();
+      if ((v.known && v.n) || (w.known && w.n)) v = known(1);
+      else if (v.known && w.known) v = known(0);
+      else v = {};
+    }
+    return v;
+  }
+  Val and_() {
+    Val v = eq();
+    while (at("&&")) {
+      ++pos_;
+      const Val w = eq();
+      if ((v.known && !v.n) || (w.known && !w.n)) v = known(0);
+      else if (v.known && w.known) v = known(1);
+      else v = {};
+    }
+    return v;
+  }
+  Val eq() {
+    Val v = rel();
+    while (at("==") || at("!=")) {
+      const bool is_eq = at("==");
+      ++pos_;
+      const Val w = rel();
+      v = v.known && w.known ? known((v.n == w.n) == is_eq) : Val{};
+    }
+    return v;
+  }
+  Val rel() {
+    Val v = unary();
+    while (at(">=") || at("<=") || at(">") || at("<")) {
+      const std::string op = toks_[pos_++];
+      const Val w = unary();
+      if (!v.known || !w.known) {
+        v = {};
+        continue;
+      }
+      v = known(op == ">=" ? v.n >= w.n : op == "<=" ? v.n <= w.n : op == ">" ? v.n > w.n : v.n < w.n);
+    }
+    return v;
+  }
+  Val unary() {
+    if (at("!")) {
+      ++pos_;
+      const Val v = unary();
+      return v.known ? known(!v.n) : Val{};
+    }
+    return primary();
+  }
+  Val primary() {
+    if (pos_ >= toks_.size()) {
+      ok_ = false;
+      return {};
+    }
+    const std::string t = toks_[pos_++];
+    if (t == "(") {
+      const Val v = or_();
+      if (!at(")")) ok_ = false;
+      ++pos_;
+      return v;
+    }
+    if (t == "defined") {
+      const bool paren = at("(");
+      if (paren) ++pos_;
+      if (pos_ >= toks_.size()) {
+        ok_ = false;
+        return {};
+      }
+      const std::string name = toks_[pos_++];
+      if (paren) {
+        if (!at(")")) ok_ = false;
+        ++pos_;
+      }
+      return defined(name);
+    }
+    if (std::isdigit(static_cast<unsigned char>(t[0]))) {
+      if (t.size() > 1 && (t[1] == 'x' || t[1] == 'X')) return {};
+      return known(number(t));
+    }
+    return value(t);
+  }
+  Val defined(const std::string& name) const {
+    static const std::regex feat(R"(^__CUDA_ARCH_FEAT_SM(\d+)_ALL$)");
+    std::smatch m;
+    if (name == "__CUDA_ARCH__") return known(1);
+    if (std::regex_match(name, m, feat)) return known(number(m[1].str()) == gpu_);
+    if (defines_.count(name) || exprs_.count(name)) return known(1);
+    return {};
+  }
+  Val value(const std::string& name) const {
+    if (name == "__CUDA_ARCH__" || name == "__CUDA_ARCH_SPECIFIC__" || name == "__CUDA_ARCH_FAMILY_SPECIFIC__")
+      return known(gpu_ * 10L);
+    const auto d = defines_.find(name);
+    if (d != defines_.end()) return known(d->second);
+    const auto x = exprs_.find(name);
+    if (x != exprs_.end() && depth_ < kMaxExpansion) return Eval(x->second.body, gpu_, defines_, exprs_, depth_ + 1).run();
+    return {};
+  }
+
+  int gpu_;
+  const ArchDefines& defines_;
+  const ArchExprs& exprs_;
+  int depth_;
+  std::vector<std::string> toks_;
+  std::size_t pos_ = 0;
+  bool ok_ = true;
+};
+
+}  // namespace
+
+// ---- The chains ------------------------------------------------------------------
+
+Preprocessor::Preprocessor(const std::string& kept, const ArchDefines& defines, const ArchExprs& exprs)
+    : kept_(kept), defines_(defines), exprs_(exprs) {
+  std::vector<std::size_t> open;  // indices into chains_
+  std::size_t pos = 0;
+  auto close_branch = [&](PpChain& c, std::size_t at) {
+    PpBranch& b = c.branches.back();
+    b.body_end = at;
+    b.body = kept_.substr(b.body_begin, at > b.body_begin ? at - b.body_begin : 0);
+  };
+  auto uses_expr = [&](const std::string& cond) {
+    for (const auto& x : exprs_)
+      if (has_token(cond, x.first)) return true;
+    return false;
+  };
+  while (pos < kept_.size()) {
+    const std::size_t line_at = pos;
+    const std::string line = logical_line(kept_, pos);
+    const std::string t = trim(line);
+    if (t.empty() || t[0] != '#') continue;
+    const auto [directive, rest] = directive_of(t);
+    const std::size_t hash = line_at + line.find('#');
+    const std::size_t body = std::min(pos, kept_.size());
+    std::string cond = rest;
+    if (directive == "ifdef") cond = "defined(" + trim(rest) + ")";
+    if (directive == "ifndef") cond = "!defined(" + trim(rest) + ")";
+    if (directive == "if" || directive == "ifdef" || directive == "ifndef") {
+      PpChain c;
+      c.arch = cond_is_arch(cond) || uses_expr(cond);
+      c.branches.push_back({hash, directive, cond, collapse(t), "", body, body});
+      open.push_back(chains_.size());
+      chains_.push_back(std::move(c));
+    } else if ((directive == "elif" || directive == "else") && !open.empty()) {
+      PpChain& c = chains_[open.back()];
+      close_branch(c, line_at);
+      c.arch |= directive == "elif" && (cond_is_arch(cond) || uses_expr(cond));
+      c.branches.push_back({hash, directive, directive == "else" ? "" : cond, collapse(t), "", body, body});
+    } else if (directive == "endif" && !open.empty()) {
+      PpChain& c = chains_[open.back()];
+      open.pop_back();
+      close_branch(c, line_at);
+      c.endif_end = body;
+      c.whole_body = prev_char(kept_, c.branches.front().at) == '{' && next_char(kept_, body) == '}';
+    }
+  }
+  for (std::size_t i : open) close_branch(chains_[i], kept_.size());  // unterminated
+}
+
+const PpChain* Preprocessor::chain_at(std::size_t at) const {
+  for (const PpChain& c : chains_)
+    for (const PpBranch& b : c.branches)
+      if (at >= b.at && at < b.body_begin) return &c;
+  return nullptr;
+}
+
+std::vector<const PpChain*> Preprocessor::chains_using(const std::string& name) const {
+  std::vector<const PpChain*> out;
+  for (const PpChain& c : chains_)
+    for (const PpBranch& b : c.branches)
+      if (has_token(b.cond, name)) {
+        out.push_back(&c);
+        break;
+      }
+  return out;
+}
+
+Effect Preprocessor::effect(const PpChain& chain, int gpu, const Lines& lines) const {
+  auto line = [&](std::size_t at) { return std::to_string(lines.at(at).first); };
+  const PpBranch* taken = nullptr;
+  for (const PpBranch& b : chain.branches) {
+    const Val v = b.directive == "else" ? Val{true, 1} : Eval(b.cond, gpu, defines_, exprs_, 0).run();
+    if (!v.known)
+      return {Consequence::Other, "the #" + b.directive + " at line " + line(b.at) + " may take it (a condition not read)",
+              ""};
+    if (v.n) {
+      taken = &b;
+      break;
+    }
+  }
+  const PpBranch& first = chain.branches.front();
+  if (taken == nullptr) {
+    if (chain.whole_body)
+      return {Consequence::CompiledOut,
+              "the guard at line " + line(first.at) + " holds the whole body and has no #else", ""};
+    return {Consequence::Other, "it compiles without lines " + line(first.at) + "-" + line(chain.endif_end > 0 ? chain.endif_end - 1 : first.at), ""};
+  }
+  const std::string where = "it compiles the #" + taken->directive + " at line " + line(taken->at);
+  const std::string kind = else_body_kind(taken->body);
+  if (kind == "trap") return {Consequence::Traps, where + ", which traps", ""};
+  if (kind == "print") return {Consequence::Empty, where + ", which only prints", ""};
+  if (kind == "empty") return {Consequence::Empty, where + ", which does nothing", ""};
+  for (const MacroCompare& c : macro_compares(taken->cond, &defines_))
+    if (c.op == "==" && macro_cap(c.value) == gpu)
+      return {Consequence::Passes, "its own branch, the #" + taken->directive + " at line " + line(taken->at), ""};
+  return {Consequence::Other, where + " (real code)", ""};
+}
+
+// ---- Rules -----------------------------------------------------------------------
+
+namespace {
+
+std::string else_kind_message(const std::string& kind) {
+  if (kind == "trap")
+    return "the #else branch of an architecture guard traps: every target outside the guard gets a trap stub, "
+           "which the driver loads on a GPU the guard missed";
+  return std::string("the #else branch of an architecture guard ") + (kind == "print" ? "only prints" : "is empty") +
+         ": every target outside the guard gets a kernel that silently does nothing";
+}
+
+// The exact capabilities a chain's conditions name (its #define names expanded once).
+std::vector<int> chain_caps(const PpChain& chain, const ArchExprs& exprs, const ArchDefines& defines) {
+  std::string conds;
+  for (const PpBranch& b : chain.branches) {
+    conds += b.cond + " ";
+    for (const auto& x : exprs)
+      if (has_token(b.cond, x.first)) conds += x.second.body + " ";
+  }
+  return equality_caps(macro_compares(conds, &defines));
+}
+
+// The grade of a chain's stub (an #else that traps or does nothing, or a whole
+// body with no #else), from what the GPUs its exact tests miss compile.
+Verdict stub_verdict(const PpChain& chain, const CppFile& f, const Lines& lines) {
+  const std::vector<int> caps = chain_caps(chain, f.pp.exprs(), f.pp.defines());
+  std::string conds;
+  for (const PpBranch& b : chain.branches) conds += b.cond + " ";
+  const FeatureSibling* lone = caps.empty() ? lone_feature_macro(conds, f.code) : nullptr;
+  if (caps.empty() && lone == nullptr)
+    return {Severity::Note, Consequence::Other,
+            "a lower bound, range or feature guard stubs other families by design; fp8kit audit shows whether a "
+            "shipped image is a stub"};
+  const std::vector<int> named = lone ? std::vector<int>{lone->base_cap} : caps;
+  const int gpu = lone ? lone->sibling_cap : first_missed(named);
+  Effect e = f.pp.effect(chain, gpu, lines);
+  if (!breaks(e.what))
+    return {Severity::Note, e.what,
+            "the stub goes to targets outside the family (" + a_gpu(gpu) + " " + consequence_phrase(e.what) + ": " +
+                e.evidence + ")"};
+  const std::string other = tested_elsewhere(macro_compares(f.code), gpu, chain.branches.front().at, chain.endif_end,
+                                             lines, f.code);
+  if (!other.empty()) e.deliberate = other + ", so the choice looks meant";
+  return grade(named, e);
 }
 
 }  // namespace
 
-ArchDefines arch_defines(const std::string& code) {
-  static const std::regex define(R"(^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*(\d{3,4})[ \t]*\)?[ \t]*$)");
-  ArchDefines out;
-  if (code.find("define") == std::string::npos) return out;
-  for (const LineSpan& l : lines_of(code)) {
-    if (l.end - l.begin > kMaxRegexLine) continue;
-    const std::string line = code.substr(l.begin, l.end - l.begin);
-    std::smatch m;
-    if (line.find('#') != std::string::npos && std::regex_match(line, m, define) && macro_cap(number(m[2].str())) >= 0)
-      out.emplace(m[1].str(), number(m[2].str()));
-  }
-  return out;
-}
-
-void rule_macro_equality(const std::string& code, Sink& s, const ArchDefines* named) {
-  if (named && (named->empty() || code.find("__CUDA_ARCH") == std::string::npos)) return;
-  const std::vector<MacroCompare> all = macro_compares(code, named);
-  for (const MacroCompare& c : all) {
-    if ((c.op != "==" && c.op != "!=") || macro_cap(c.value) < 0 || c.name.empty() != !named) continue;
-    // The file's equalities on the same macro name the set it serves: a file
-    // that also tests == 1030 has made its choice for 10.3.
-    std::vector<MacroCompare> same_macro;
-    for (const MacroCompare& o : all)
-      if (o.macro == c.macro && o.value / 100 == c.value / 100) same_macro.push_back(o);
-    const long lo = c.value / 100 * 100, hi = lo + 100;
-    LintFinding& f = s.add(c.at, "arch-macro-equality", exact_test_verdict(equality_caps(same_macro)));
-    f.text = collapse(code.substr(c.at, c.end - c.at));
-    f.message = c.macro + " compared with " + c.op + (c.name.empty() ? "" : " " + c.name + " (" + std::to_string(c.value) + ")") +
-                ": a GPU of another minor revision of the family (" + std::to_string(c.value / 100) +
-                ".x) gets the other branch";
-    f.rewrite = cxx_range(c.macro, static_cast<int>(lo), static_cast<int>(hi), c.op == "!=");
-  }
-}
-
-void rule_feature_macros(const std::string& code, Sink& s) {
-  std::size_t pos = 0;
-  while (pos < code.size()) {
-    const std::size_t at = pos;
-    const std::string line = logical_line(code, pos);
-    const auto [directive, cond] = directive_of(trim(line));
-    if (directive != "if" && directive != "elif" && directive != "ifdef" && directive != "ifndef") continue;
-    const FeatureSibling* f = cond_is_arch(cond) ? lone_feature_macro(cond, code) : nullptr;
-    if (!f) continue;
-    LintFinding& x = s.add(at + line.find(f->base), "arch-feature-macro",
-                           {Severity::Warning, "the sibling GPU exists and takes the other branch; it is an error "
-                                               "(arch-guard-else) where that branch is a stub"});
-    x.text = collapse(trim(line));
-    x.message = std::string(f->base) + " without " + f->sibling +
-                ": the sibling of the family compiles the other branch";
-    x.rewrite = std::string("defined(") + f->base + ") || defined(" + f->sibling + ")";
-  }
-}
-
-void rule_guard_else(const std::string& nocomment, Sink& s) {
-  std::vector<GuardLevel> stack;
-  std::size_t pos = 0;
-  while (pos < nocomment.size()) {
-    const std::size_t line_at = pos;
-    const std::string line = logical_line(nocomment, pos);
-    const std::string t = trim(line);
-    const auto [directive, rest] = directive_of(t);
-    auto append = [&](const std::string& text) {
-      for (GuardLevel& l : stack)
-        if (l.in_else) l.body += text + "\n";
-    };
-    if (directive == "if" || directive == "ifdef" || directive == "ifndef") {
-      append(line);
-      GuardLevel l;
-      l.arch = cond_is_arch(rest);
-      l.cond = rest;
-      l.if_at = line_at;
-      stack.push_back(l);
-    } else if (directive == "elif" && !stack.empty()) {
-      stack.back().arch |= cond_is_arch(rest);
-      stack.back().cond += " || " + rest;
-    } else if (directive == "else" && !stack.empty()) {
-      stack.back().in_else = true;
-      stack.back().else_at = line_at + line.find('#');
-      stack.back().else_text = t;
-    } else if (directive == "endif" && !stack.empty()) {
-      const GuardLevel l = stack.back();
-      stack.pop_back();
-      append(line);
-      if (l.arch && l.in_else) report_else(l, nocomment, s);
-      if (l.arch && !l.in_else) report_whole_body(l, std::min(pos, nocomment.size()), nocomment, s);
-    } else {
-      append(line);
+void rule_guard_else(const CppFile& f, Sink& s) {
+  for (const PpChain& chain : f.pp.chains()) {
+    if (!chain.arch) continue;
+    const PpBranch& last = chain.branches.back();
+    if (last.directive == "else") {
+      const std::string kind = else_body_kind(last.body);
+      if (kind.empty()) continue;
+      LintFinding& x = s.add(last.at, "arch-guard-else", stub_verdict(chain, f, s.lines));
+      x.text = last.text;
+      x.message = else_kind_message(kind);
+      x.rewrite = "guard with a family range, build only targets inside it, and give the #else a portable path or a "
+                  "static_assert";
+    } else if (chain.whole_body) {
+      const Verdict v = stub_verdict(chain, f, s.lines);
+      if (v.severity == Severity::Note) continue;  // lower bounds and ranges around a body stub other families
+      LintFinding& x = s.add(chain.branches.front().at, "arch-guard-else", v);
+      x.text = chain.branches.front().text;
+      x.message = "an exact architecture guard covers the whole body and has no #else: every other target gets a "
+                  "kernel that silently does nothing";
+      x.rewrite = "guard with a family range and build only targets inside it";
     }
   }
+}
+
+void rule_feature_macros(const CppFile& f, Sink& s) {
+  for (const PpChain& chain : f.pp.chains())
+    for (const PpBranch& b : chain.branches) {
+      if (b.directive == "else" || !cond_is_arch(b.cond)) continue;
+      const FeatureSibling* lone = lone_feature_macro(b.cond, f.code);
+      if (lone == nullptr) continue;
+      LintFinding& x = s.add(f.kept.find(lone->base, b.at), "arch-feature-macro",
+                             grade({lone->base_cap}, f.pp.effect(chain, lone->sibling_cap, s.lines)));
+      x.text = b.text;
+      x.message = std::string(lone->base) + " without " + lone->sibling +
+                  ": the sibling of the family compiles the other branch";
+      x.rewrite = std::string("defined(") + lone->base + ") || defined(" + lone->sibling + ")";
+    }
 }
 
 }  // namespace fp8kit::audit::lint

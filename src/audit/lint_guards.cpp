@@ -110,7 +110,7 @@ std::vector<GuardTemplate> guard_templates(const std::string& code, const std::v
     for (const LintFinding& f : found)
       if (f.rule == "arch-macro-equality" && f.line <= g.line && (!eq || f.line >= eq->line)) eq = &f;
     out.push_back({name, file, lines.at(code.find(name, at)).first, eq ? eq->text : g.text,
-                   eq ? eq->rewrite : g.rewrite});
+                   eq ? eq->rewrite : g.rewrite, Verdict{g.severity, g.consequence, g.reason}});
   }
   return out;
 }
@@ -133,7 +133,11 @@ void rule_guard_uses(const std::string& code, const std::vector<GuardTemplate>& 
         continue;  // a declaration or specialisation, not a use
       last_line = line;
       LintFinding& f = s.add(p, "arch-guard-use",
-                             {Severity::Error, "the guard inside " + g.name + " is exact and a sibling GPU exists"});
+                             {g.verdict.severity, g.verdict.consequence,
+                              reason_elsewhere(g.verdict.reason,
+                                               " through the guard inside " + g.name + " (" + g.file + ":" +
+                                                   std::to_string(g.line) + ")",
+                                               g.file)});
       const std::size_t eol = std::min(code.find('\n', p), code.size());
       f.text = collapse(trim(code.substr(bol, std::min(eol - bol, kMaxUseText))));
       f.message = "uses " + g.name + " (" + g.file + ":" + std::to_string(g.line) + "), whose guard `" + g.guard +

@@ -40,6 +40,16 @@ std::string py_tuple_range(const std::string& x, int major, int minor, bool nega
 }
 
 std::string equality_rewrite(const std::string& x, const std::string& lit, bool negate, bool python) {
+  if (!lit.empty() && (lit[0] == '"' || lit[0] == '\'')) {
+    const int cap = literal_cap(lit);
+    const std::string advice = "no safe rewrite of a test on strings: compare the capability as a number, e.g. ";
+    if (lit.find('.') != std::string::npos) {
+      const std::string r = std::to_string(cap / 10) + "." + std::to_string(cap % 10) + " <= float(" + x + ") < " +
+                            std::to_string(cap / 10 + 1) + ".0";
+      return advice + (negate ? "not (" + r + ")" : r);
+    }
+    return advice + py_range("int(" + x + ")", cap, family_end(cap), negate);
+  }
   static const std::regex tuple(R"(\(\s*(\d+)\s*,\s*(\d+)\s*\))");
   static const std::regex smenum(R"(sm_?(\d+)[af]?$)");
   std::smatch m;

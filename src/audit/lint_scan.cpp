@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 
 namespace fp8kit::audit::lint {
 
@@ -93,6 +94,22 @@ std::string blank_python(std::string_view in) {
   return out;
 }
 
+std::string keep_capability_strings(std::string blanked, std::string_view raw) {
+  constexpr std::size_t kLongest = 12;  // "compute_120a"
+  static const std::regex cap(R"(^(?:sm_?|compute_)?\d{2,4}[af]?$|^\d{1,2}\.\d$)");
+  for (std::size_t i = 0; i + 1 < blanked.size() && i < raw.size(); ++i) {
+    const char q = blanked[i];
+    if ((q != '"' && q != '\'') || raw[i] != q) continue;
+    std::size_t e = i + 1;
+    while (e < blanked.size() && blanked[e] == ' ' && e - i <= kLongest) ++e;
+    if (e >= blanked.size() || blanked[e] != q || e == i + 1) continue;
+    const std::string inner(raw.substr(i + 1, e - i - 1));
+    if (std::regex_match(inner, cap)) blanked.replace(i + 1, inner.size(), inner);
+    i = e;
+  }
+  return blanked;
+}
+
 std::string blank_cmake(std::string_view in) {
   std::string out(in);
   bool quoted = false;
@@ -117,6 +134,27 @@ std::string blank_cmake(std::string_view in) {
     }
   }
   return out;
+}
+
+std::string logical_line(const std::string& s, std::size_t& pos) {
+  std::size_t end = pos;
+  for (;;) {
+    end = s.find('\n', end);
+    if (end == std::string::npos) {
+      end = s.size();
+      break;
+    }
+    std::size_t k = end;
+    while (k > pos && (s[k - 1] == ' ' || s[k - 1] == '\r' || s[k - 1] == '\t')) --k;
+    if (k > pos && s[k - 1] == '\\') {
+      ++end;
+      continue;
+    }
+    break;
+  }
+  std::string line = s.substr(pos, end - pos);
+  pos = end + 1;
+  return line;
 }
 
 Lines::Lines(std::string_view s) {

@@ -19,6 +19,9 @@ int number(std::string_view digits);
 std::string blank_cpp(std::string_view in, bool blank_strings);
 std::string blank_python(std::string_view in);
 std::string blank_cmake(std::string_view in);
+// Python: the string literals of `blanked` that hold a capability ("120",
+// "12.0", "sm_120a") written back from `raw`, for the rules that read them.
+std::string keep_capability_strings(std::string blanked, std::string_view raw);
 
 // Offset -> 1-based (line, column).
 struct Lines {
@@ -32,6 +35,8 @@ struct LineSpan {
   std::size_t begin = 0, end = 0;
 };
 std::vector<LineSpan> lines_of(const std::string& code);
+// One logical line from `pos` (backslash continuations joined); `pos` moves past it.
+std::string logical_line(const std::string& s, std::size_t& pos);
 
 std::string trim(std::string s);
 std::string collapse(std::string s);  // runs of white space -> one space

@@ -170,6 +170,43 @@ std::uint32_t Instruction::tensor_op() const {
   }
 }
 
+MemoryAccess Instruction::memory_access() const {
+  struct Form {
+    unsigned opcode;
+    const char *name, *space, *kind;
+    bool sized;
+  };
+  static constexpr Form kForms[] = {
+      {0x180, "LD", "generic", "load", true},      {0x181, "LDG", "global", "load", true},
+      {0x183, "LDL", "local", "load", true},       {0x184, "LDS", "shared", "load", true},
+      {0x185, "ST", "generic", "store", true},     {0x186, "STG", "global", "store", true},
+      {0x187, "STL", "local", "store", true},      {0x188, "STS", "shared", "store", true},
+      {0x18c, "ATOMS", "shared", "atomic", false}, {0x18e, "RED", "global", "atomic", false},
+      {0x1a8, "ATOMG", "global", "atomic", false},
+  };
+  static constexpr unsigned kWidths[] = {1, 1, 2, 2, 4, 8, 16, 0};
+  constexpr unsigned kRz = 255;
+  MemoryAccess m;
+  for (const Form& f : kForms) {
+    if (f.opcode != opcode()) continue;
+    m.valid = true;
+    m.name = f.name;
+    m.space = f.space;
+    m.kind = f.kind;
+    m.width = f.sized ? kWidths[(hi >> 9) & 0x7] : 0;
+    m.ra = static_cast<unsigned>((lo >> 24) & 0xff);
+    m.wide = ((hi >> 8) & 0x1) != 0 && m.ra != kRz;
+    const std::uint32_t raw = static_cast<std::uint32_t>((lo >> 40) & 0xffffff);
+    m.offset = static_cast<std::int32_t>(raw << 8) >> 8;  // sign-extend 24 bits
+  }
+  return m;
+}
+
+std::string memory_name(const MemoryAccess& m) {
+  if (!m.valid) return "";
+  return std::string(m.name) + (m.width ? "." + std::to_string(m.width * 8) : "");
+}
+
 namespace {
 
 // The walk from a kernel's entry along the one path every thread takes.

@@ -60,6 +60,22 @@ enum class Insn {
 };
 const char* insn_name(Insn c);
 
+// A load, store or atomic: its memory space, kind, width and address operand.
+// Bits 9-11 of the second word are the width of LD/ST forms (0/1 8-bit, 2/3
+// 16, 4 32, 5 64, 6 128 bits); bits 24-31 of the first word the address
+// register Ra (255: RZ), bits 40-63 a signed byte offset; bit 8 of the second
+// word a 64-bit address register pair (`[R6.64]`). Read off cuobjdump on sm_90.
+struct MemoryAccess {
+  bool valid = false;
+  const char* space = "";  // "global", "shared", "local", "generic"
+  const char* kind = "";   // "load", "store", "atomic"
+  const char* name = "";   // "LDG", "STS", "ATOMG", ...
+  unsigned width = 0;      // bytes; 0 when the encoding does not say (atomics)
+  unsigned ra = 0;         // address register
+  bool wide = false;       // Ra:Ra+1 holds a 64-bit address
+  std::int32_t offset = 0;
+};
+
 struct Instruction {
   std::uint64_t lo = 0, hi = 0;
   Insn cls() const;
@@ -74,7 +90,11 @@ struct Instruction {
   // Target of a BRA or CALL.REL at byte offset pc in code for `arch`.
   std::int64_t branch_target(std::int64_t pc, int arch) const;
   std::uint32_t tensor_op() const;  // tc:: bit of a tensor-core instruction, else 0
+  MemoryAccess memory_access() const;  // valid for LD/ST/ATOM/RED forms
 };
+
+// "LDG.64", "STS.32", "ATOMG": a memory instruction's name and width.
+std::string memory_name(const MemoryAccess& m);
 
 struct SassSummary {
   Body body = Body::Real;

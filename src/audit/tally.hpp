@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "audit/audit.hpp"
+#include "audit/report.hpp"
 #include "audit/discover.hpp"
 
 namespace fp8kit::audit {

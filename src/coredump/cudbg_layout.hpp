@@ -7,6 +7,7 @@
 // sh_link (the parent table's section index) and sh_info (the parent row):
 //
 //   devtbl -> smtbl -> ctatbl -> wptbl -> lntbl      (device, SM, CTA, warp, lane)
+//   lntbl -> regs                                    (a lane's registers, sh_info its row)
 //   devtbl -> gridtbl                                (one row per resident grid)
 //   ctxtbl -> modtbl -> relfimg / elfimg             (context, module, its image)
 //
@@ -33,6 +34,7 @@ constexpr std::size_t kShAddr = 16, kShEntsize = 56;                // in a sect
 
 // sh_type of each table (SHT_LOUSER + n).
 enum Table : std::uint32_t {
+  kRegisters = kShtLoUser + 5,       // one lane's registers R0, R1, ... (u32 each)
   kRelocatedImage = kShtLoUser + 7,  // a module's cubin with load addresses applied
   kDeviceTable = kShtLoUser + 9,
   kContextTable = kShtLoUser + 10,

@@ -23,6 +23,13 @@ const Grid* CoreDump::grid(std::uint32_t dev, std::uint64_t id) const {
   return nullptr;
 }
 
+bool Lane::reg(unsigned r, std::uint32_t* v) const {
+  constexpr std::size_t kRegBytes = 4;
+  if (!regs.has(std::size_t{r} * kRegBytes, kRegBytes)) return false;
+  *v = regs.u32(std::size_t{r} * kRegBytes, "register");
+  return true;
+}
+
 const Module* CoreDump::module(std::uint32_t dev, std::uint64_t handle) const {
   for (const Module& m : modules)
     if (m.device == dev && m.handle == handle) return &m;
@@ -73,6 +80,7 @@ class Reader {
     pass(L::kModuleTable, &Reader::modules);
     pass(L::kWarpTable, &Reader::warps);
     pass(L::kLaneTable, &Reader::lanes);
+    pass(L::kRegisters, &Reader::registers);
     pass(L::kRelocatedImage, &Reader::image);
     pass(L::kMetaData, &Reader::meta);
     if (out_.devices.empty()) throw FormatError("no device table (.cudbg.devtbl): not a complete GPU core dump");
@@ -122,6 +130,7 @@ class Reader {
     return it->second[s.info];
   }
 
+  // A device string, from `.strtab` as the driver writes it; empty when absent.
   std::string string_at(std::uint64_t off) const {
     const audit::ElfSection* st = elf_.find(".strtab");
     if (st == nullptr || !st->has_bytes() || off >= st->size) return {};
@@ -226,15 +235,23 @@ class Reader {
   }
 
   void lanes(std::size_t index, const audit::ElfSection& s) {
-    Warp& w = out_.warps[parent(warp_rows_, index, s, "warp")];
+    const std::size_t warp = parent(warp_rows_, index, s, "warp");
+    Warp& w = out_.warps[warp];
+    auto& mine = lane_rows_[index];
     for (const Bytes r : rows(index, s, L::lane::kMinRow)) {
       Lane l;
       l.lane = r.u32(L::lane::kLane, "lane index");
       l.thread = dim3_at(r, L::lane::kThreadIdx, "thread index");
       l.pc = r.u64(L::lane::kVirtualPc, "lane PC");
       l.exception = r.u32(L::lane::kException, "lane exception");
+      mine.push_back({warp, w.lanes.size()});
       w.lanes.push_back(l);
     }
+  }
+
+  void registers(std::size_t index, const audit::ElfSection& s) {
+    const auto [warp, lane] = parent(lane_rows_, index, s, "lane");
+    out_.warps[warp].lanes[lane].regs = elf_.section_bytes(s);
   }
 
   void image(std::size_t index, const audit::ElfSection& s) {
@@ -266,6 +283,7 @@ class Reader {
   RowsBySection<CtaRow> cta_rows_;
   RowsBySection<std::size_t> module_rows_;  // indices into out_.modules
   RowsBySection<std::size_t> warp_rows_;    // indices into out_.warps
+  RowsBySection<std::pair<std::size_t, std::size_t>> lane_rows_;  // (warp, lane) indices
 };
 
 }  // namespace

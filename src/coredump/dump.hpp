@@ -20,7 +20,7 @@ using Dim3 = std::array<std::uint32_t, 3>;
 
 struct Device {
   std::uint32_t id = 0;
-  std::string name;     // "NVIDIA H200"
+  std::string name;     // "NVIDIA H200"; empty when the dump does not hold it
   std::string sm_type;  // "sm_90"
   std::uint32_t sm_major = 0, sm_minor = 0;
   std::uint32_t num_sms = 0, warps_per_sm = 0, lanes_per_warp = 0;
@@ -48,6 +48,9 @@ struct Lane {
   Dim3 thread{};
   std::uint64_t pc = 0;
   std::uint32_t exception = 0;  // CUDBGException_t; 0 none
+  Bytes regs;                   // R0, R1, ... as u32 when the dump holds them (points into the dump)
+  // Register `r` (R0 ...), false when the dump does not hold it.
+  bool reg(unsigned r, std::uint32_t* v) const;
 };
 
 struct Warp {

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
 #include <tuple>
 
-#include "audit/audit.hpp"
+#include "audit/report.hpp"
+#include "coredump/binary_code.hpp"
 #include "coredump/guard.hpp"
 #include "coredump/image.hpp"
 
@@ -16,6 +18,9 @@ namespace fp8kit::coredump {
 namespace {
 
 constexpr std::uint64_t kInsnBytes = 16;
+constexpr std::uint32_t kMisalignedAddress = 6, kLaneMisalignedAddress = 11, kAssert = 12;
+// Lane and device illegal address, out of range, invalid space, illegal address, MMU fault.
+constexpr std::uint32_t kAddressFaults[] = {1, 10, 5, 7, 14, 30};
 
 // Parsed images by (device, module handle); nullptr when unreadable.
 class Images {
@@ -107,9 +112,55 @@ const LoadedImage* image_holding(const CoreDump& dump, std::uint32_t device, std
   return nullptr;
 }
 
+// The address of the memory access `m` in `lane`'s registers, when the dump
+// holds them and the warp stopped at the instruction or right after it (later
+// instructions may have overwritten the address register).
+bool access_address(const Fault& f, const audit::MemoryAccess& m, const Lane* lane, std::uint64_t* address) {
+  constexpr unsigned kRz = 255;
+  if (lane == nullptr || !m.valid || !f.error_pc_valid || (f.pc != f.error_pc && f.pc != f.error_pc + kInsnBytes))
+    return false;
+  std::uint32_t lo = 0, hi = 0;
+  if (m.ra != kRz && !lane->reg(m.ra, &lo)) return false;
+  if (m.wide && !lane->reg(m.ra + 1, &hi)) return false;
+  *address = ((std::uint64_t{hi} << 32) | lo) + static_cast<std::uint64_t>(static_cast<std::int64_t>(m.offset));
+  return true;
+}
+
+// The instruction the exception blames, and the address it accessed.
+void blame(Fault& f, const CodeSpan& span, const Lane* lane) {
+  std::uint64_t at = f.error_pc_valid ? f.error_pc : f.trapped ? f.pc - kInsnBytes : f.pc;
+  // A failed assert stops after its CALL to __assertfail: that call is the instruction to show.
+  if (f.exception == kAssert && !f.error_pc_valid && at >= span.address + kInsnBytes &&
+      span.text.has(at - span.address - kInsnBytes, kInsnBytes) &&
+      audit::Instruction{span.text.u64(at - span.address - kInsnBytes, "instruction"),
+                         span.text.u64(at - span.address - kInsnBytes + 8, "instruction")}
+              .cls() == audit::Insn::Call)
+    at -= kInsnBytes;
+  if (at < span.address || (at - span.address) % kInsnBytes != 0 || !span.text.has(at - span.address, kInsnBytes))
+    return;
+  const std::uint64_t off = at - span.address;
+  f.has_instruction = true;
+  f.instruction_offset = off;
+  f.blamed = {span.text.u64(off, "instruction"), span.text.u64(off + 8, "instruction")};
+  f.instruction = SassLine{off, f.blamed.lo, f.blamed.hi, f.blamed.cls(), false, false}.text();
+  const audit::MemoryAccess m = f.blamed.memory_access();
+  std::uint64_t address = 0;
+  // Only a memory exception has an address to show. A misaligned access's
+  // address is no multiple of its width: one that is was read after it changed.
+  const bool misaligned = f.exception == kMisalignedAddress || f.exception == kLaneMisalignedAddress;
+  if (!misaligned && std::find(std::begin(kAddressFaults), std::end(kAddressFaults), f.exception) ==
+                         std::end(kAddressFaults))
+    return;
+  if (access_address(f, m, lane, &address) && (!misaligned || (m.width > 1 && address % m.width != 0))) {
+    f.address_known = true;
+    f.address = address;
+  }
+}
+
 // Kernel, image, verdict and SASS of a fault, from its grid's module (or,
 // without a grid, from the image whose code holds the PC).
-void locate(Fault& f, const CoreDump& dump, const Grid* g, Images& images, const ExplainOptions& o) {
+void locate(Fault& f, const CoreDump& dump, const Grid* g, Images& images, const ExplainOptions& o,
+            const Lane* lane) {
   const std::uint64_t where = f.error_pc_valid ? f.error_pc : f.pc;
   const LoadedImage* im = nullptr;
   if (g != nullptr) {
@@ -133,32 +184,11 @@ void locate(Fault& f, const CoreDump& dump, const Grid* g, Images& images, const
     f.pc_offset = where - span->address;
     if (span->function != f.kernel) f.function = audit::demangle(span->function);
     f.sass = sass_around(*span, f, o);
+    blame(f, *span, lane);
   }
 }
 
 using GroupKey = std::tuple<std::uint32_t, std::uint64_t, std::uint64_t, std::uint32_t, bool>;
-
-}  // namespace
-
-std::string SassLine::text() const {
-  const audit::Instruction in{lo, hi};
-  // Guard predicate: bit 3 negates, bits 0-2 pick P0-P6 (7 is PT).
-  constexpr unsigned kNegate = 8, kIndex = 7;
-  std::string pred;
-  if (!in.always())
-    pred = std::string("@") + ((in.predicate() & kNegate) ? "!" : "") + "P" +
-           std::to_string(in.predicate() & kIndex) + " ";
-  char raw[48];  // the two words in cuobjdump's order
-  std::snprintf(raw, sizeof raw, "0x%016llx 0x%016llx", static_cast<unsigned long long>(lo),
-                static_cast<unsigned long long>(hi));
-  switch (cls) {
-    case audit::Insn::Other: return pred + "(" + raw + ")";
-    case audit::Insn::Trap: return pred + "BPT.TRAP";
-    default: return pred + audit::insn_name(cls);
-  }
-}
-
-namespace {
 
 // Faults the warps hold, grouped by kernel, PC and exception; returns the
 // SMs they ran on.
@@ -188,7 +218,7 @@ std::set<std::pair<std::uint32_t, std::uint32_t>> add_warp_faults(Explanation& o
       f.pc = wf.lane->pc;
       f.error_pc_valid = w.error_pc_valid;
       f.error_pc = w.error_pc;
-      locate(f, dump, dump.grid(w.device, w.grid), images, o);
+      locate(f, dump, dump.grid(w.device, w.grid), images, o, wf.lane);
       it = index.emplace(key, out.faults.size()).first;
       out.faults.push_back(std::move(f));
       blocks.emplace_back();
@@ -226,12 +256,42 @@ void add_sm_faults(Explanation& out, const CoreDump& dump, Images& images, const
           g = dump.grid(w.device, w.grid);
           break;
         }
-      locate(f, dump, g, images, o);
+      locate(f, dump, g, images, o, nullptr);
       it = index.emplace(key, out.faults.size()).first;
       out.faults.push_back(std::move(f));
     }
     out.faults[it->second].sms += 1;
   }
+}
+
+}  // namespace
+
+namespace {
+
+// With --binary: the kernel's code in the binary, for the image the GPU ran.
+// Where the dump holds no code at the PC it gives the listing; where both hold
+// it and they differ, the binary is not the one the process ran.
+void compare_with_binaries(Fault& f, const ExplainOptions& o, std::vector<std::string>& notes) {
+  if (o.binaries.empty() || f.kernel.empty() || !f.has_image || !f.function.empty()) return;
+  const arch::Variant variant = f.image.back() == 'a'   ? arch::Variant::ArchSpecific
+                                : f.image.back() == 'f' ? arch::Variant::FamilySpecific
+                                                        : arch::Variant::Plain;
+  const std::optional<BinaryCode> code = kernel_code(o.binaries, f.kernel, f.image_arch, variant);
+  if (!code) return;
+  const audit::Bytes text(code->text.data(), code->text.size());
+  if (!f.pc_in_image) {
+    const CodeSpan span{f.kernel, f.error_pc_valid ? f.error_pc - f.pc_offset : f.pc - f.pc_offset, text};
+    f.sass = sass_around(span, f, o);
+    f.sass_from_binary = !f.sass.empty();
+    return;
+  }
+  for (const SassLine& l : f.sass)
+    if (!text.has(l.offset, kInsnBytes) || text.u64(l.offset, "instruction") != l.lo ||
+        text.u64(l.offset + 8, "instruction") != l.hi) {
+      notes.push_back(code->where + " holds " + f.demangled + " for " + f.image + " with other code at +" +
+                      Images::hex(l.offset) + " than the GPU ran: not the binary the process ran, or another build");
+      return;
+    }
 }
 
 }  // namespace
@@ -244,6 +304,11 @@ Explanation explain(const CoreDump& dump, const ExplainOptions& options) {
   const auto explained = add_warp_faults(out, dump, images, options);
   add_sm_faults(out, dump, images, options, explained);
   check_siblings(out, dump, options);
+  for (Fault& f : out.faults) {
+    compare_with_binaries(f, options, out.notes);
+    const Device* d = dump.device(f.device);
+    f.meaning = exception_meaning(f, d != nullptr ? d->capability() : 0);
+  }
   return out;
 }
 

@@ -11,77 +11,10 @@
 // (docs/explain.md). The library never prints; cmd_explain.cpp reports.
 #pragma once
 
-#include <cstdint>
-#include <string>
-#include <vector>
-
-#include "audit/sass.hpp"
 #include "coredump/dump.hpp"
+#include "coredump/fault.hpp"
 
 namespace fp8kit::coredump {
-
-// "warp misaligned address" for CUDBG_EXCEPTION_WARP_MISALIGNED_ADDRESS (6), ...
-std::string exception_name(std::uint32_t code);
-
-struct SassLine {
-  std::uint64_t offset = 0;  // from the kernel's entry
-  std::uint64_t lo = 0, hi = 0;
-  audit::Insn cls = audit::Insn::Other;
-  bool at_pc = false;        // where the warp stopped
-  bool at_error_pc = false;  // the instruction the hardware blamed
-  std::string text() const;  // "BPT.TRAP", "EXIT", "@P0 BRA", or the raw words
-};
-
-enum class SiblingVerdict {
-  NotChecked,     // no binary given, or the kernel is not in them
-  RealSibling,    // another image of the module has real code: the equality-guard signature
-  NoRealSibling,  // every image of the kernel is a stub or empty
-  LoadedIsReal,   // the loaded image is real code: no guard story
-};
-
-struct Fault {
-  std::uint32_t exception = 0;  // CUDBGException_t; 0 with trapped = true
-  bool trapped = false;         // stopped right after a BPT.TRAP (the driver records no code for it)
-  std::string description;      // "trap (BPT.TRAP)", "warp misaligned address", ...
-  std::uint32_t device = 0;
-  std::string kernel, demangled;  // empty when the grid or its image is missing
-  std::string function;           // where the PC lies when not in the kernel itself (a callee)
-  Dim3 grid_dim{}, block_dim{};
-  Dim3 block{}, thread{};  // the first faulting lane (sm_level: a resident warp's block; no thread)
-  std::uint32_t sm = 0, warp = 0, lane = 0;
-  std::size_t warps = 0, blocks = 0;  // stopped here the same way
-  bool sm_level = false;              // only the SM table holds it: the faulting warp had left
-  std::size_t sms = 0;                // SMs that recorded it (sm_level)
-  std::uint64_t pc = 0, error_pc = 0;
-  bool error_pc_valid = false;
-  bool pc_in_image = false;
-  std::uint64_t pc_offset = 0;  // from the kernel's (or callee's) entry
-  std::vector<SassLine> sass;
-
-  bool has_image = false;
-  std::string image;  // "sm_90"
-  int image_arch = 0;
-  audit::Body body = audit::Body::Real;
-
-  SiblingVerdict sibling = SiblingVerdict::NotChecked;
-  std::vector<std::string> real_on;  // "sm_80", images with real code for the kernel
-  std::string sibling_where;         // the binary and container they were found in
-  bool same_family = false;          // a real sibling is in this GPU's family
-  std::string guard;                 // the guard's likely form
-  std::string fix;                   // the family-range fix
-};
-
-struct Explanation {
-  std::vector<Device> devices;
-  DumpInfo info;
-  std::vector<Fault> faults;
-  std::vector<std::string> notes;  // what could not be checked, and why
-};
-
-struct ExplainOptions {
-  std::vector<std::string> binaries;  // host binaries holding the modules (siblings come from them)
-  std::size_t sass_before = 4, sass_after = 2;  // instructions shown around the PC
-};
 
 Explanation explain(const CoreDump& dump, const ExplainOptions& options);
 

@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "arch/loader.hpp"
-#include "coredump/explain.hpp"
+#include "coredump/dump.hpp"
+#include "coredump/fault.hpp"
 
 namespace fp8kit::coredump {
 

@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "audit/audit.hpp"
+#include "audit/report.hpp"
 #include "audit/cubin.hpp"
 #include "coredump/cudbg_layout.hpp"
 

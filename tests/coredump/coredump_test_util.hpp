@@ -12,6 +12,14 @@ std::vector<std::uint8_t> fixture_dump(const std::string& name);  // decompresse
 std::string planted(const std::string& name);  // a planted program built by the tests (env FP8KIT_TEST_PLANTED)
 std::string cli();                             // the fp8kit CLI ("" when not built; env FP8KIT_TEST_CLI)
 
+// Fixtures edited the way another fault would have written them: every
+// lane exception that is set becomes `code` (an illegal instruction where the
+// warp had a misaligned load); the first device row names no device, or has
+// capability major.minor.
+std::vector<std::uint8_t> with_lane_exception(std::vector<std::uint8_t> dump, std::uint32_t code);
+std::vector<std::uint8_t> without_device_name(std::vector<std::uint8_t> dump);
+std::vector<std::uint8_t> with_capability(std::vector<std::uint8_t> dump, std::uint32_t major, std::uint32_t minor);
+
 std::vector<std::uint8_t> read_file(const std::string& path);
 void write_file(const std::string& path, const std::vector<std::uint8_t>& bytes);
 std::string temp_path(const std::string& name);

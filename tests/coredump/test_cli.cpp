@@ -56,6 +56,32 @@ TEST_F(Cli, ExplainWithTheBinaryAndJson) {
   EXPECT_NE(out.find("\"exit_code\": 1"), std::string::npos) << out;
 }
 
+// Every exception shows the instruction it blames and what it means; a
+// device the dump does not name is said to be unnamed, not printed empty.
+TEST_F(Cli, ExplainShowsTheInstructionOfEveryException) {
+  const struct {
+    const char* fixture;
+    const char* insn;
+  } cases[] = {{"seed", "insn       BPT.TRAP at entry+0x10"},
+               {"misaligned", "insn       LDG.64 at entry+0x70, address 0x"},
+               {"oob_store", "insn       STG.32 at entry+0xd0"},
+               {"device_assert", "insn       CALL at entry+0x1d0"}};
+  for (const auto& c : cases) {
+    std::string out;
+    EXPECT_EQ(run_command(fp8kit() + " explain " + quote(fixture_path(c.fixture)), &out), 1) << out;
+    EXPECT_NE(out.find(c.insn), std::string::npos) << c.fixture << "\n" << out;
+    EXPECT_NE(out.find("  meaning    "), std::string::npos) << c.fixture << "\n" << out;
+  }
+  const std::string unnamed = temp_path("unnamed.nvcudmp");
+  write_file(unnamed, without_device_name(fixture_dump("misaligned")));
+  std::string out;
+  EXPECT_EQ(run_command(fp8kit() + " explain " + quote(unnamed), &out), 1) << out;
+  EXPECT_NE(out.find("device 0: its name is absent from the dump, sm_90 (capability 9.0)"), std::string::npos) << out;
+  EXPECT_EQ(run_command(fp8kit() + " explain --json " + quote(unnamed), &out), 1) << out;
+  EXPECT_NE(out.find("\"name\": null"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"instruction\": \"LDG.64\""), std::string::npos) << out;
+}
+
 TEST_F(Cli, RunPassesTheChildThrough) {
   std::string out;
   EXPECT_EQ(run_command(fp8kit() + " run -- true", &out), 0) << out;

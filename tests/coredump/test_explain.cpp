@@ -12,12 +12,15 @@ namespace {
 constexpr const char* kGemm = "_Z22fp8_scaled_gemm_kernelPKhS0_Pfiii";
 constexpr unsigned kLdgOpcode = 0x181;  // LDG.E.64 in the misaligned kernel (cuda-gdb: the error PC's line)
 
-Explanation explain_fixture(const std::string& name, std::vector<std::string> binaries = {}) {
-  const std::vector<std::uint8_t> b = fixture_dump(name);
+Explanation explain_bytes(const std::vector<std::uint8_t>& b, std::vector<std::string> binaries = {}) {
   const CoreDump d = parse_core_dump(Bytes(b.data(), b.size()));
   ExplainOptions o;
   o.binaries = std::move(binaries);
   return explain(d, o);  // holds no pointer into the dump
+}
+
+Explanation explain_fixture(const std::string& name, std::vector<std::string> binaries = {}) {
+  return explain_bytes(fixture_dump(name), std::move(binaries));
 }
 
 const SassLine* line_at_pc(const Fault& f) {
@@ -49,6 +52,10 @@ TEST(Explain, SeedIsATrapStubGemm) {
     ASSERT_GE(pc - f.sass.data(), 1);
     EXPECT_EQ((pc - 1)->cls, audit::Insn::Trap);
     EXPECT_EQ((pc - 1)->text(), "BPT.TRAP");
+    EXPECT_TRUE(f.has_instruction);
+    EXPECT_EQ(f.instruction, "BPT.TRAP");
+    EXPECT_EQ(f.instruction_offset, 0x10u);
+    EXPECT_NE(f.meaning.find("executed BPT.TRAP"), std::string::npos) << f.meaning;
     ASSERT_FALSE(ex.notes.empty());
     EXPECT_NE(ex.notes[0].find("--binary"), std::string::npos);
   }
@@ -66,6 +73,9 @@ TEST(Explain, SeedSiblingWithRealCodeFromTheBinary) {
   EXPECT_NE(f.fix.find("Hopper"), std::string::npos) << f.fix;
   EXPECT_NE(f.sibling_where.find("seed"), std::string::npos);
   for (const std::string& n : ex.notes) EXPECT_EQ(n.find("the dump ran"), std::string::npos) << n;
+  // The binary's sm_90 image holds the code the GPU ran.
+  for (const std::string& n : ex.notes) EXPECT_EQ(n.find("with other code"), std::string::npos) << n;
+  EXPECT_FALSE(f.sass_from_binary);
 }
 
 TEST(Explain, MisalignedLoad) {
@@ -87,6 +97,45 @@ TEST(Explain, MisalignedLoad) {
   EXPECT_TRUE(saw_error_line);
   EXPECT_EQ(f.body, audit::Body::Real);
   EXPECT_EQ(f.sibling, SiblingVerdict::LoadedIsReal);
+  // The instruction the exception blames, its width, and the address from the lane's registers.
+  EXPECT_EQ(f.instruction, "LDG.64");
+  EXPECT_EQ(f.instruction_offset, 0x70u);
+  ASSERT_TRUE(f.address_known);
+  EXPECT_EQ(f.address % 8, 4u);  // the planted program loads 4 bytes past an 8-byte boundary
+  EXPECT_NE(f.meaning.find("an 8-byte global load of address"), std::string::npos) << f.meaning;
+  EXPECT_NE(f.meaning.find("4 bytes past an 8-byte boundary"), std::string::npos) << f.meaning;
+}
+
+// An illegal instruction in real code, from the misaligned dump with its
+// lanes' exception rewritten: the instruction at the error PC is shown, with
+// what the exception means for it, on the GPU the image was built for and on
+// another one.
+TEST(Explain, IllegalInstructionInRealCode) {
+  constexpr std::uint32_t kIllegalInstruction = 4;
+  const std::vector<std::uint8_t> dump = with_lane_exception(fixture_dump("misaligned"), kIllegalInstruction);
+  Explanation ex = explain_bytes(dump);
+  ASSERT_EQ(ex.faults.size(), 1u);
+  const Fault& f = ex.faults[0];
+  EXPECT_EQ(f.description, "warp illegal instruction");
+  EXPECT_EQ(f.body, audit::Body::Real);  // real code, not a stub
+  EXPECT_EQ(f.instruction, "LDG.64");
+  EXPECT_EQ(f.instruction_offset, 0x70u);
+  EXPECT_FALSE(f.address_known);  // an address is read for memory faults only
+  EXPECT_NE(f.meaning.find("an instruction the chip does not implement"), std::string::npos) << f.meaning;
+  EXPECT_NE(f.meaning.find("loaded as sm_90"), std::string::npos) << f.meaning;
+  // The same dump from a GPU of another capability: the image's target against the GPU's.
+  ex = explain_bytes(with_capability(dump, 10, 0));
+  ASSERT_EQ(ex.faults.size(), 1u);
+  EXPECT_NE(ex.faults[0].meaning.find("the image is sm_90, built for 9.0, and the GPU is 10.0"), std::string::npos)
+      << ex.faults[0].meaning;
+}
+
+TEST(Explain, DeviceNameAbsentFromTheDump) {
+  const Explanation ex = explain_bytes(without_device_name(fixture_dump("misaligned")));
+  ASSERT_EQ(ex.devices.size(), 1u);
+  EXPECT_EQ(ex.devices[0].name, "");
+  EXPECT_EQ(ex.devices[0].capability(), 90);
+  EXPECT_EQ(explain_fixture("misaligned").devices[0].name, "NVIDIA H200");
 }
 
 // An illegal address: the faulting warps have left, only the SM table holds
@@ -113,6 +162,9 @@ TEST(Explain, OutOfBoundsStoreFromTheSmTable) {
   }
   EXPECT_TRUE(saw);
   EXPECT_EQ(f.sibling, SiblingVerdict::LoadedIsReal);
+  EXPECT_EQ(f.instruction, "STG.32");
+  EXPECT_FALSE(f.address_known);  // the warp had left: no registers
+  EXPECT_NE(f.meaning.find("a 4-byte global store to an address no allocation"), std::string::npos) << f.meaning;
 }
 
 TEST(Explain, DeviceAssert) {
@@ -129,6 +181,8 @@ TEST(Explain, DeviceAssert) {
   ASSERT_GE(pc - f.sass.data(), 1);
   EXPECT_EQ((pc - 1)->cls, audit::Insn::Call);  // __assertfail
   EXPECT_EQ(f.body, audit::Body::Real);  // a trap behind a branch is real code, not a stub
+  EXPECT_EQ(f.instruction, "CALL");      // the call to __assertfail, before the PC
+  EXPECT_NE(f.meaning.find("assert failed"), std::string::npos) << f.meaning;
 }
 
 // The seed's own case, which the lent Hopper cannot show: on a 12.1 GPU the

@@ -1,15 +1,25 @@
 // fp8kit lint against the world: for each corpus of manifest.tsv present
 // under $FP8KIT_CORPUS_DIR (default /work/corpus), rerun the linter on it and
-// score its errors against the verdicts, read site by site, in the manifest.
-// The manifest holds repository, commit, path, line, rule and verdict, never
-// the code. Exit 0 pass, 1 fail (a figure under its floor, or an error finding
-// nobody judged), 77 no corpus present (CTest: skipped).
+// score its errors against the sites of the manifest, each judged by reading
+// it and given a consequence class: what the neighbouring GPU of today gets
+// (breaks: refused, traps, an empty or compiled-out body, no image;
+// deliberate: breaks, and the code says so is meant; config: another
+// configuration; none: not a hazard). The manifest holds repository, commit,
+// path, line, rule, verdict and class, never the code.
+//
+// Reported, by set and in all: the error findings by class; precision of
+// errors for "breaks" (errors judged breaks / errors) and for "an exact check
+// that matters" (breaks, deliberate or config / errors); recall of "breaks"
+// (breaks sites reported as errors / breaks sites); and how each class was
+// graded. Exit 0 pass, 1 fail (an error finding nobody judged, a file the
+// linter could not read, or a breaks precision or recall under its floor), 77
+// no corpus present (CTest: skipped).
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -23,16 +33,26 @@ namespace fs = std::filesystem;
 using fp8kit::audit::Severity;
 
 constexpr int kSkipped = 77;
-// Floors this test holds (docs/lint.md gives the figures; the goal is 0.9 for both).
-constexpr double kMinPrecision = 0.85;
+// Floors this test holds for errors that break the neighbouring GPU (docs/lint.md gives the figures).
+constexpr double kMinPrecision = 0.9;
 constexpr double kMinRecall = 0.9;
+constexpr int kColumns = 11;  // corpus repo commit set path line rule severity verdict class why
+
+const char* const kClasses[] = {"breaks", "deliberate", "config", "none"};
+constexpr int kClassCount = 4;
 
 struct Row {
-  std::string corpus, repo, commit, set, path, rule, verdict, why;
+  std::string corpus, repo, commit, set, path, rule, severity, verdict, cls, why;
   int line = 0;
 };
 
 using Key = std::tuple<std::string, int, std::string>;  // path, line, rule
+
+int class_index(const std::string& c) {
+  for (int i = 0; i < kClassCount; ++i)
+    if (c == kClasses[i]) return i;
+  return -1;
+}
 
 std::vector<Row> read_manifest(const std::string& path) {
   std::vector<Row> rows;
@@ -44,17 +64,40 @@ std::vector<Row> read_manifest(const std::string& path) {
     std::stringstream ss(line);
     std::string cell;
     while (std::getline(ss, cell, '\t')) f.push_back(cell);
-    if (f.size() < 10) continue;
-    Row r{f[0], f[1], f[2], f[3], f[4], f[6], f[8], f[9], std::atoi(f[5].c_str())};
-    rows.push_back(r);
+    if (f.size() < kColumns) continue;
+    rows.push_back({f[0], f[1], f[2], f[3], f[4], f[6], f[7], f[8], f[9], f[10], std::atoi(f[5].c_str())});
   }
   return rows;
 }
 
 struct Score {
-  int tp = 0, fp = 0, fn = 0;
-  double precision() const { return tp + fp ? double(tp) / (tp + fp) : 1.0; }
-  double recall() const { return tp + fn ? double(tp) / (tp + fn) : 1.0; }
+  std::array<int, kClassCount> errors{};  // error findings by the class of their site
+  int unjudged = 0;                       // error findings at no site of the manifest
+  int unread = 0;                         // files the linter could not read
+  int breaks_sites = 0, breaks_found = 0;
+  // How each class was graded: error, warning, note, not reported.
+  std::array<std::array<int, 4>, kClassCount> graded{};
+
+  int error_total() const {
+    int n = unjudged;
+    for (int e : errors) n += e;
+    return n;
+  }
+  double precision_breaks() const { return error_total() ? double(errors[0]) / error_total() : 1.0; }
+  double precision_matters() const {
+    return error_total() ? double(errors[0] + errors[1] + errors[2]) / error_total() : 1.0;
+  }
+  double recall_breaks() const { return breaks_sites ? double(breaks_found) / breaks_sites : 1.0; }
+  void add(const Score& o) {
+    for (int i = 0; i < kClassCount; ++i) {
+      errors[i] += o.errors[i];
+      for (int g = 0; g < 4; ++g) graded[i][g] += o.graded[i][g];
+    }
+    unjudged += o.unjudged;
+    unread += o.unread;
+    breaks_sites += o.breaks_sites;
+    breaks_found += o.breaks_found;
+  }
 };
 
 std::string read_commit(const fs::path& dir) {
@@ -64,38 +107,59 @@ std::string read_commit(const fs::path& dir) {
   return c;
 }
 
-// Scores one corpus; prints its unjudged and missed sites. False if one is unjudged.
-bool score_corpus(const fs::path& dir, const std::vector<Row>& rows, Score& s) {
+// Scores one corpus; prints its unjudged and missed sites.
+Score score_corpus(const fs::path& dir, const std::vector<Row>& rows) {
+  Score s;
   std::map<Key, const Row*> judged;
   for (const Row& r : rows)
-    if (r.verdict != "none") judged[{r.path, r.line, r.rule}] = &r;
+    if (r.path != "-") judged[{r.path, r.line, r.rule}] = &r;
   const auto report = fp8kit::audit::lint_paths({dir.string()});
-  std::set<Key> found;
-  bool all_judged = true;
+  for (const auto& e : report.errors) {  // a file the linter could not read is a failure, not a silence
+    std::printf("  not linted: %s: %s\n", e.path.c_str(), e.message.c_str());
+    ++s.unread;
+  }
+  std::map<Key, Severity> found;  // the worst grade at each site
   const std::string prefix = dir.string() + "/";
   for (const auto& f : report.findings) {
-    if (f.severity != Severity::Error) continue;
     const Key k{f.file.substr(prefix.size()), f.line, f.rule};
-    found.insert(k);
+    const auto it = found.find(k);
+    if (it == found.end() || f.severity > it->second) found[k] = f.severity;
+  }
+  for (const auto& [k, sev] : found) {
+    if (sev != Severity::Error) continue;
     const auto it = judged.find(k);
-    if (it == judged.end()) {
-      std::printf("  unjudged: %s:%d %s (read the site, add it to the manifest)\n", std::get<0>(k).c_str(), f.line,
-                  f.rule.c_str());
-      ++s.fp;
-      all_judged = false;
-    } else if (it->second->verdict == "real") {
-      ++s.tp;
+    const int c = it == judged.end() ? -1 : class_index(it->second->cls);
+    if (c < 0) {
+      std::printf("  unjudged: %s:%d %s (read the site, add it to the manifest)\n", std::get<0>(k).c_str(),
+                  std::get<1>(k), std::get<2>(k).c_str());
+      ++s.unjudged;
     } else {
-      ++s.fp;
+      ++s.errors[c];
     }
   }
-  for (const auto& [k, r] : judged)
-    if (r->verdict == "real" && !found.count(k)) {
+  for (const auto& [k, r] : judged) {
+    const int c = class_index(r->cls);
+    if (c < 0) continue;
+    const auto it = found.find(k);
+    const int g = it == found.end() ? 3 : it->second == Severity::Error ? 0 : it->second == Severity::Warning ? 1 : 2;
+    ++s.graded[c][g];
+    if (c != 0) continue;
+    ++s.breaks_sites;
+    if (g == 0) {
+      ++s.breaks_found;
+    } else {
       std::printf("  missed: %s:%d %s (%s)\n", std::get<0>(k).c_str(), std::get<1>(k), std::get<2>(k).c_str(),
                   r->why.c_str());
-      ++s.fn;
     }
-  return all_judged;
+  }
+  return s;
+}
+
+void print_score(const char* what, const Score& s) {
+  std::printf("%s: %d errors (breaks %d, deliberate %d, config %d, none %d, unjudged %d): precision %.2f for breaks, "
+              "%.2f for an exact check that matters; breaks recall %.2f (%d of %d)\n",
+              what, s.error_total(), s.errors[0], s.errors[1], s.errors[2], s.errors[3], s.unjudged,
+              s.precision_breaks(), s.precision_matters(), s.recall_breaks(), s.breaks_found, s.breaks_sites);
 }
 
 }  // namespace
@@ -110,7 +174,6 @@ int main(int argc, char** argv) {
   std::map<std::string, std::vector<Row>> by_corpus;
   for (const Row& r : read_manifest(argv[1])) by_corpus[r.corpus].push_back(r);
   std::map<std::string, Score> by_set;
-  bool ok = true;
   int present = 0;
   for (const auto& [name, rows] : by_corpus) {
     const fs::path dir = root / name;
@@ -125,14 +188,9 @@ int main(int argc, char** argv) {
       continue;
     }
     ++present;
-    Score s;
-    ok &= score_corpus(dir, rows, s);
-    std::printf("%s (%s, %s): errors %d real, %d noise, %d missed: precision %.2f recall %.2f\n", name.c_str(),
-                rows.front().repo.c_str(), rows.front().set.c_str(), s.tp, s.fp, s.fn, s.precision(), s.recall());
-    Score& t = by_set[rows.front().set];
-    t.tp += s.tp;
-    t.fp += s.fp;
-    t.fn += s.fn;
+    const Score s = score_corpus(dir, rows);
+    print_score((name + " (" + rows.front().repo + ", " + rows.front().set + ")").c_str(), s);
+    by_set[rows.front().set].add(s);
   }
   if (present == 0) {
     std::printf("no corpus of the manifest under %s (set FP8KIT_CORPUS_DIR): skipped\n", root.string().c_str());
@@ -140,13 +198,16 @@ int main(int argc, char** argv) {
   }
   Score all;
   for (const auto& [set, s] : by_set) {
-    std::printf("%s corpora: precision %.2f recall %.2f\n", set.c_str(), s.precision(), s.recall());
-    all.tp += s.tp;
-    all.fp += s.fp;
-    all.fn += s.fn;
+    print_score((set + " corpora").c_str(), s);
+    all.add(s);
   }
-  std::printf("all: precision %.2f (floor %.2f) recall %.2f (floor %.2f)\n", all.precision(), kMinPrecision,
-              all.recall(), kMinRecall);
-  ok &= all.precision() >= kMinPrecision && all.recall() >= kMinRecall;
+  print_score("all", all);
+  std::printf("graded by class (error / warning / note / not reported):\n");
+  for (int c = 0; c < kClassCount; ++c)
+    std::printf("  %-10s %d / %d / %d / %d\n", kClasses[c], all.graded[c][0], all.graded[c][1], all.graded[c][2],
+                all.graded[c][3]);
+  std::printf("floors: breaks precision %.2f, breaks recall %.2f\n", kMinPrecision, kMinRecall);
+  const bool ok = all.unjudged == 0 && all.unread == 0 && all.precision_breaks() >= kMinPrecision &&
+                  all.recall_breaks() >= kMinRecall;
   return ok ? 0 : 1;
 }

@@ -10,6 +10,6 @@ nvcc=${NVCC:-nvcc}
 sm90="-gencode=arch=compute_90,code=sm_90"
 $nvcc -O2 -cudart static -gencode=arch=compute_80,code=sm_80 $sm90 -DSEED_GUARD=800 \
   -o "$out/seed" "$here/seed.cu"
-for p in oob_store misaligned device_assert; do
+for p in oob_store misaligned device_assert real_fault; do
   $nvcc -O2 -cudart static $sm90 -o "$out/$p" "$here/$p.cu"
 done

@@ -1,4 +1,7 @@
-// Names of the audit's values, and the parsing of GPU names.
+// The audit report's values: their names, the parsing of GPU names, and the
+// report's counts.
+#include "audit/report.hpp"
+
 #include <cxxabi.h>
 
 #include <algorithm>
@@ -8,9 +11,18 @@
 
 #include "arch/config.hpp"
 #include "core/text.hpp"
-#include "audit/audit.hpp"
 
 namespace fp8kit::audit {
+
+std::size_t AuditReport::count(Severity s) const {
+  return static_cast<std::size_t>(
+      std::count_if(offenders.begin(), offenders.end(), [s](const KernelRecord& r) { return r.severity == s; }));
+}
+
+bool AuditReport::has_findings(bool strict) const {
+  return std::any_of(offenders.begin(), offenders.end(),
+                     [strict](const KernelRecord& r) { return counts_as_finding(r.severity, strict); });
+}
 
 const char* outcome_name(Outcome o) {
   switch (o) {
