@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "audit/audit.hpp"
+#include "audit/report.hpp"
 
 namespace fp8kit::audit {
 
