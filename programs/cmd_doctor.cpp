@@ -1,7 +1,9 @@
 // fp8kit doctor: the main job. `info`, then on each GPU a checked GEMM per
 // scale mode through the path AUTO picks and through every other path that
 // can run there; without a GPU, an audit of the kernels this very binary
-// carries (every FP8 GEMM image real code, none a trap stub or missing).
+// carries (every FP8 and NVFP4 GEMM image real code, none a trap stub or
+// missing; the NVFP4 SM12x kernels' sm_120f image, with OMMA.SF, is what
+// 12.0, 12.1 and 12.3 load).
 #include <CLI/CLI.hpp>
 
 #include <cuda_runtime_api.h>
@@ -33,7 +35,7 @@ constexpr const char* kRunHint =
 constexpr int64_t kM = 333, kN = 1000, kK = 272;
 constexpr int64_t kTimedSize = 4096;
 constexpr int kTimedIters = 20;
-const char* const kSelfKernels = "fp8_gemm";
+const char* const kSelfKernels = "fp8_gemm|nvfp4_gemm|nvfp4_grouped_gemm";
 
 // Whether this build has GEMM kernels of the path named `name`:
 // fp8kit_build_targets lists "name: its targets;" for every GEMM path.
@@ -150,7 +152,7 @@ int execute(bool json) {
     }
   } else {
     const auto& a = j["self_audit"];
-    std::printf("\nSelf-audit of this binary's FP8 GEMM kernels, per GPU (image the driver would load):\n");
+    std::printf("\nSelf-audit of this binary's FP8 and NVFP4 GEMM kernels, per GPU (image the driver would load):\n");
     std::printf("  %-6s %8s %6s %5s %5s %6s %8s %7s %9s\n", "gpu", "kernels", "sass", "jit", "trap", "empty", "missing",
                 "native", "emulated");
     for (const auto& g : a["gpus"])

@@ -58,6 +58,25 @@ struct Versioned<fp8kit_path_choice> {
   static constexpr size_t kLastFieldEnd = kFirstSize;
 };
 
+template <>
+struct Versioned<fp8kit_nvfp4_gemm_desc> {
+  static constexpr const char* kName = "desc";
+  static constexpr size_t kFirstSize = offsetof(fp8kit_nvfp4_gemm_desc, op) + sizeof(fp8kit_nvfp4_operands);
+  static constexpr size_t kLastFieldEnd = kFirstSize;
+};
+template <>
+struct Versioned<fp8kit_nvfp4_grouped_gemm_desc> {
+  static constexpr const char* kName = "desc";
+  static constexpr size_t kFirstSize = offsetof(fp8kit_nvfp4_grouped_gemm_desc, op) + sizeof(fp8kit_nvfp4_operands);
+  static constexpr size_t kLastFieldEnd = kFirstSize;
+};
+template <>
+struct Versioned<fp8kit_nvfp4_quantize_desc> {
+  static constexpr const char* kName = "desc";
+  static constexpr size_t kFirstSize = offsetof(fp8kit_nvfp4_quantize_desc, eps) + sizeof(float);
+  static constexpr size_t kLastFieldEnd = kFirstSize;
+};
+
 // `*out` = the caller's struct `in` (not null), as this library knows it.
 template <typename T>
 fp8kit_status read_versioned(const T* in, T* out) {
@@ -110,7 +129,10 @@ constexpr bool ends_at_last_field() {
 }
 static_assert(ends_at_last_field<fp8kit_gemm_desc>() && ends_at_last_field<fp8kit_grouped_gemm_desc>() &&
                   ends_at_last_field<fp8kit_quantize_desc>() && ends_at_last_field<fp8kit_gemm_options>() &&
-                  ends_at_last_field<fp8kit_path_choice>(),
+                  ends_at_last_field<fp8kit_path_choice>() && ends_at_last_field<fp8kit_nvfp4_gemm_desc>() &&
+                  ends_at_last_field<fp8kit_nvfp4_grouped_gemm_desc>() &&
+                  ends_at_last_field<fp8kit_nvfp4_quantize_desc>() &&
+                  sizeof(fp8kit_nvfp4_operands) == offsetof(fp8kit_nvfp4_operands, bias_type) + sizeof(fp8kit_dtype),
               "a versioned struct has no tail padding");
 
 }  // namespace fp8kit

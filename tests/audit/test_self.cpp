@@ -22,6 +22,10 @@ std::vector<int> shipped_targets() {
 }
 
 bool is_gemm_kernel(const KernelRecord& k) { return k.demangled.find("fp8_gemm") != std::string::npos; }
+// The NVFP4 GEMM kernels (gemm/nvfp4/), dense and grouped, and their SM12x
+// policy (the block-scaled FP4 mma, nvfp4_omma.cuh).
+bool is_nvfp4_kernel(const KernelRecord& k) { return k.demangled.find("fp8kit::nvfp4::nvfp4_") != std::string::npos; }
+bool is_omma_kernel(const KernelRecord& k) { return k.demangled.find("OmmaSf") != std::string::npos; }
 // The sm120_mma family's kernels (policy Fp8BlockScaledMma, sm120_fp8_mma.cuh).
 bool is_block_scaled_mma_kernel(const KernelRecord& k) {
   return k.demangled.find("Fp8BlockScaledMma") != std::string::npos;
@@ -143,6 +147,94 @@ TEST(SelfAudit, Sm12xLoadsTheFamilyImage) {
     EXPECT_EQ(scaled[gpu], plain[gpu]) << capability_name(gpu) << ": the two families carry the same variants";
   }
   RecordProperty("sm120_kernels", scaled[120]);
+}
+
+// NVFP4: on every GPU of the build (and a 12.x nobody has seen, and the next
+// major through PTX) each kernel loads real code, never a trap stub, an
+// empty body or nothing; the SM12x kernels carry OMMA.SF and only it, in the
+// sm_120f image; the portable ones HMMA and no FP4 mma.
+TEST(SelfAudit, Nvfp4KernelsAreRealWithTheirTensorCores) {
+  const AuditReport& r = library_report();
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
+  int checked = 0, omma = 0;
+  for (const KernelRecord& k : r.records) {
+    if (!is_nvfp4_kernel(k)) continue;
+    SCOPED_TRACE(capability_name(k.gpu) + ": " + (k.has_image ? image_name(k.image) : "-") + " " + k.demangled);
+    EXPECT_FALSE(k.outcome == Outcome::TrapStub || k.outcome == Outcome::Empty || k.outcome == Outcome::Missing)
+        << outcome_name(k.outcome);
+    if (k.outcome != Outcome::Sass) continue;
+    if (is_omma_kernel(k)) {
+      EXPECT_EQ(k.tensor_ops, tc::kOmmaSf) << tensor_ops_names(k.tensor_ops);
+      EXPECT_EQ(k.image.variant, arch::Variant::FamilySpecific);
+      EXPECT_EQ(k.image.arch, 120);
+      ++omma;
+    } else {
+      EXPECT_TRUE(k.tensor_ops & tc::kHmma) << tensor_ops_names(k.tensor_ops);
+      EXPECT_FALSE(k.tensor_ops & tc::kOmmaSf) << tensor_ops_names(k.tensor_ops);
+    }
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "libfp8kit carries no NVFP4 GEMM SASS";
+  const auto shipped = shipped_targets();
+  if (std::find(shipped.begin(), shipped.end(), 120) != shipped.end()) EXPECT_GT(omma, 0);
+  RecordProperty("nvfp4_kernel_records", checked);
+}
+
+// 12.0, 12.1 and 12.3 load, for every SM12x NVFP4 kernel (dense and grouped),
+// the one sm_120f image with OMMA.SF.
+TEST(SelfAudit, Nvfp4Sm12xLoadsTheFamilyImage) {
+  const auto shipped = shipped_targets();
+  if (std::find(shipped.begin(), shipped.end(), 120) == shipped.end())
+    GTEST_SKIP() << "sm_120 is not in FP8KIT_CUDA_TARGETS of this build";
+  AuditOptions o;
+  o.gpus = {120, 121, 123};
+  o.keep_records = true;
+  const AuditReport r = audit_files({FP8KIT_LIBRARY}, o);
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
+  std::map<int, int> dense, grouped;
+  for (const KernelRecord& k : r.records) {
+    if (!is_nvfp4_kernel(k) || !is_omma_kernel(k)) continue;
+    SCOPED_TRACE(capability_name(k.gpu) + ": " + (k.has_image ? image_name(k.image) : "-") + " " + k.demangled);
+    ASSERT_TRUE(k.has_image);
+    EXPECT_EQ(k.outcome, Outcome::Sass);
+    EXPECT_EQ(k.image.arch, 120);
+    EXPECT_EQ(k.image.variant, arch::Variant::FamilySpecific);
+    EXPECT_EQ(k.tensor_ops, tc::kOmmaSf) << tensor_ops_names(k.tensor_ops);
+    ++(k.demangled.find("grouped") != std::string::npos ? grouped : dense)[k.gpu];
+  }
+  for (int gpu : {120, 121, 123}) {
+    EXPECT_EQ(dense[gpu], 2) << capability_name(gpu) << ": the two dense tile shapes";
+    EXPECT_EQ(grouped[gpu], 2) << capability_name(gpu) << ": the two grouped tile shapes";
+  }
+}
+
+// Against cuobjdump: each NVFP4 function's SASS holds OMMA.SF exactly where
+// the audit library says, HMMA likewise, and no BPT.TRAP at all.
+TEST(SelfAudit, Nvfp4SassAgreesWithCuobjdump) {
+  if (cuobjdump().empty()) GTEST_SKIP() << "cuobjdump not found at configure time";
+  std::string out;
+  ASSERT_EQ(run_command("'" + cuobjdump() + "' -sass '" + FP8KIT_LIBRARY + "' 2>/dev/null", &out), 0);
+  std::map<std::string, std::set<std::string>> seen;
+  std::istringstream in(out);
+  std::string line, arch, fn;
+  while (std::getline(in, line)) {
+    if (line.find("arch = sm_") != std::string::npos) arch = line.substr(line.find("sm_"));
+    const auto f = line.find("Function : ");
+    if (f != std::string::npos) fn = line.substr(f + 11);
+    for (const char* m : {" OMMA.SF", " HMMA", " BPT.TRAP"})
+      if (line.find(m) != std::string::npos) seen[fn].insert(arch + ":" + (m + 1));
+  }
+  int checked = 0;
+  for (const KernelRecord& k : library_report().records) {
+    if (!is_nvfp4_kernel(k) || k.outcome != Outcome::Sass || k.image.kind != arch::ImageKind::Sass) continue;
+    const std::string key = image_name(k.image) + ":";
+    auto has = [&](const char* m) { return seen[k.kernel].count(key + m) != 0; };
+    EXPECT_EQ(has("OMMA.SF"), (k.tensor_ops & tc::kOmmaSf) != 0) << key << k.demangled;
+    EXPECT_EQ(has("HMMA"), (k.tensor_ops & tc::kHmma) != 0) << key << k.demangled;
+    EXPECT_FALSE(has("BPT.TRAP")) << key << k.demangled;
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "libfp8kit carries no NVFP4 SASS";
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, GemmSass, ::testing::Values(75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121),
