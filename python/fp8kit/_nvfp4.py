@@ -138,7 +138,7 @@ def mm_impl(a, b, a_scale, b_scale, alpha, bias=None, out_dtype=torch.bfloat16, 
 
 
 def nvfp4_mm_fake(a, b, a_scale, b_scale, alpha, bias=None, out_dtype=None, swizzled=True):
-    return torch.empty((a.shape[0], b.shape[0]), dtype=out_dtype or torch.bfloat16, device=a.device)
+    return T.padded_empty(a.shape[0], b.shape[0], out_dtype or torch.bfloat16, a.device)
 
 
 def grouped_mm_impl(a, b, a_scale, b_scale, alpha, offs, bias=None, out_dtype=torch.bfloat16, swizzled=True):

@@ -74,7 +74,9 @@ void set_scale_byte(uint8_t* scales, fp8kit_nvfp4_scale_layout layout, int64_t r
 double HostNvfp4Operand::at(int64_t r, int64_t k, int64_t depth) const {
   if (type != FP8KIT_DTYPE_NVFP4) return load_element(type, data, r * ld + k);
   const double v = decode_e2m1(nibble_at(data + r * ld, k));
-  return v * decode_e4m3(scale_byte(scales, layout, r, k / nvfp4::kBlock, depth));
+  // The scales are unsigned E4M3: the kernels ignore the sign bit, and so does this.
+  constexpr uint8_t kUnsigned = 0x7f;
+  return v * decode_e4m3(scale_byte(scales, layout, r, k / nvfp4::kBlock, depth) & kUnsigned);
 }
 
 double nvfp4_reference_element(const HostNvfp4Gemm& g, int64_t m, int64_t n) { return element<false>(g, m, n); }
