@@ -216,17 +216,18 @@ TEST_P(Nvfp4Grouped, RaggedAndEmptyExperts) {
   run_grouped(run, {130, 0, 64}, 72, 256);         // prefill-sized experts
 }
 
+std::string grouped_name(const ::testing::TestParamInfo<GroupedParam>& info) {
+  const fp8kit_path path = std::get<0>(info.param);
+  const char* p = path == FP8KIT_PATH_SM120_MMA ? "Sm120" : path == FP8KIT_PATH_SM75_HMMA ? "Hmma" : "Auto";
+  return std::string(p) + (std::get<1>(info.param) ? "_masked_" : "_contiguous_") +
+         fp8kit_dtype_name(kATypes[std::get<2>(info.param)]);
+}
+
 INSTANTIATE_TEST_SUITE_P(Paths, Nvfp4Grouped,
                          ::testing::Combine(::testing::Values(FP8KIT_PATH_AUTO, FP8KIT_PATH_SM120_MMA,
                                                               FP8KIT_PATH_SM75_HMMA),
                                             ::testing::Range(0, 2), ::testing::Range(0, 3)),
-                         [](const auto& info) {
-                           const auto [path, li, ai] = info.param;
-                           const char* p = path == FP8KIT_PATH_SM120_MMA ? "Sm120"
-                                           : path == FP8KIT_PATH_SM75_HMMA ? "Hmma"
-                                                                           : "Auto";
-                           return std::string(p) + (li ? "_masked_" : "_contiguous_") + fp8kit_dtype_name(kATypes[ai]);
-                         });
+                         grouped_name);
 
 // ---- Quantiser --------------------------------------------------------------
 
