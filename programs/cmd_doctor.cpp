@@ -1,6 +1,6 @@
 // fp8kit doctor: the main job. `info`, then on each GPU a checked GEMM per
 // scale mode through the path AUTO picks and through every other path that
-// can run there; without a GPU, an audit of the kernels this very binary
+// can run there, and a checked NVFP4 GEMM (W4A4, W4A16) per NVFP4 path; without a GPU, an audit of the kernels this very binary
 // carries (every FP8 and NVFP4 GEMM image real code, none a trap stub or
 // missing; the NVFP4 SM12x kernels' sm_120f image, with OMMA.SF, is what
 // 12.0, 12.1 and 12.3 load).
@@ -33,6 +33,7 @@ constexpr const char* kRunHint =
 // Ragged in M and N, K two 128-blocks and a 16-deep tail: every edge case of
 // the tiling in one small problem.
 constexpr int64_t kM = 333, kN = 1000, kK = 272;
+constexpr int64_t kNvfp4K = 288;
 constexpr int64_t kTimedSize = 4096;
 constexpr int kTimedIters = 20;
 const char* const kSelfKernels = "fp8_gemm|nvfp4_gemm|nvfp4_grouped_gemm";
@@ -69,6 +70,20 @@ nlohmann::json check_gpus(const std::vector<DeviceInfo>& gpus) {
         r["scales"] = config.name;
         r["forced"] = p != FP8KIT_PATH_AUTO;
         // A forced path the GPU cannot run is information, not a failure.
+        if (p != FP8KIT_PATH_AUTO && r["status"] == "unsupported") r["ok"] = nullptr;
+        runs.push_back(r);
+      }
+    }
+    // NVFP4, W4A4 and W4A16, through AUTO and each NVFP4 path; K a multiple
+    // of the format's 32 with a half stage (K % 64 == 32).
+    for (const fp8kit_dtype a : {FP8KIT_DTYPE_NVFP4, FP8KIT_DTYPE_BF16}) {
+      for (const fp8kit_path p : {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM120_MMA, FP8KIT_PATH_SM75_HMMA}) {
+        ref::Nvfp4Case c{kM, kN, kNvfp4K};
+        c.a_type = a;
+        c.bias = true;
+        nlohmann::json r = run_nvfp4_gemm(c, p);
+        r["scales"] = "nvfp4";
+        r["forced"] = p != FP8KIT_PATH_AUTO;
         if (p != FP8KIT_PATH_AUTO && r["status"] == "unsupported") r["ok"] = nullptr;
         runs.push_back(r);
       }

@@ -61,4 +61,32 @@ nlohmann::json run_gemm(const GemmRun& run) {
   return j;
 }
 
+nlohmann::json run_nvfp4_gemm(const ref::Nvfp4Case& spec, fp8kit_path path) {
+  nlohmann::json j{{"m", spec.m}, {"n", spec.n}, {"k", spec.k}, {"label", "nvfp4 " + spec.label()}};
+  std::mt19937_64 rng{std::random_device{}()};
+  const ref::Nvfp4Problem problem(spec, rng);
+  problem.poison();
+  fp8kit_gemm_options opt = FP8KIT_GEMM_OPTIONS_INIT;
+  opt.path = path;
+  opt.checked = 1;
+  fp8kit_path chosen = FP8KIT_PATH_AUTO;
+  fp8kit_status s = fp8kit_nvfp4_gemm_select(&problem.desc(), &opt, &chosen);
+  if (s == FP8KIT_STATUS_SUCCESS) s = fp8kit_nvfp4_gemm(&problem.desc(), &opt, nullptr);
+  j["status"] = fp8kit_status_name(s);
+  j["path"] = fp8kit_path_name(chosen);
+  if (s != FP8KIT_STATUS_SUCCESS) {
+    j["ok"] = false;
+    j["message"] = fp8kit_last_error();
+    return j;
+  }
+  const ref::GemmOutcome r = problem.check(chosen, rng);
+  j["checked"] = r.checked;
+  j["failures"] = r.failures + r.unwritten + r.clobbered;
+  j["worst_error_over_bound"] = r.worst_ratio;
+  j["relative_norm_error"] = r.rel_norm_err;
+  if (!r.first_failure.empty()) j["first_failure"] = r.first_failure;
+  j["ok"] = r.failures == 0 && r.unwritten == 0 && r.clobbered == 0;
+  return j;
+}
+
 }  // namespace fp8kit::cli

@@ -21,8 +21,6 @@ void check_cuda(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
-int64_t a_unit(const Nvfp4Case& c) { return c.a_type == FP8KIT_DTYPE_NVFP4 ? 1 : 2; }
-
 }  // namespace
 
 std::string Nvfp4Case::label() const {
