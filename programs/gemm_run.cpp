@@ -7,6 +7,19 @@
 #include <vector>
 
 namespace fp8kit::cli {
+namespace {
+
+// The checked outcome's keys of a result.
+void add_outcome(const ref::GemmOutcome& r, nlohmann::json* j) {
+  (*j)["checked"] = r.checked;
+  (*j)["failures"] = r.failures + r.unwritten + r.clobbered;
+  (*j)["worst_error_over_bound"] = r.worst_ratio;
+  (*j)["relative_norm_error"] = r.rel_norm_err;
+  if (!r.first_failure.empty()) (*j)["first_failure"] = r.first_failure;
+  (*j)["ok"] = r.failures == 0 && r.unwritten == 0 && r.clobbered == 0;
+}
+
+}  // namespace
 
 nlohmann::json run_gemm(const GemmRun& run) {
   nlohmann::json j{{"m", run.spec.m}, {"n", run.spec.n}, {"k", run.spec.k}, {"label", run.spec.label()}};
@@ -28,12 +41,7 @@ nlohmann::json run_gemm(const GemmRun& run) {
     return j;
   }
   const ref::GemmOutcome r = problem.check(chosen, rng);
-  j["checked"] = r.checked;
-  j["failures"] = r.failures + r.unwritten + r.clobbered;
-  j["worst_error_over_bound"] = r.worst_ratio;
-  j["relative_norm_error"] = r.rel_norm_err;
-  if (!r.first_failure.empty()) j["first_failure"] = r.first_failure;
-  j["ok"] = r.failures == 0 && r.unwritten == 0 && r.clobbered == 0;
+  add_outcome(r, &j);
   if (run.iters <= 0) return j;
 
   // Timing: unchecked launches back to back, one event pair each.
@@ -80,12 +88,7 @@ nlohmann::json run_nvfp4_gemm(const ref::Nvfp4Case& spec, fp8kit_path path) {
     return j;
   }
   const ref::GemmOutcome r = problem.check(chosen, rng);
-  j["checked"] = r.checked;
-  j["failures"] = r.failures + r.unwritten + r.clobbered;
-  j["worst_error_over_bound"] = r.worst_ratio;
-  j["relative_norm_error"] = r.rel_norm_err;
-  if (!r.first_failure.empty()) j["first_failure"] = r.first_failure;
-  j["ok"] = r.failures == 0 && r.unwritten == 0 && r.clobbered == 0;
+  add_outcome(r, &j);
   return j;
 }
 

@@ -141,7 +141,7 @@ fp8kit_status validate_nvfp4_gemm(const fp8kit_nvfp4_gemm_desc& d, Nvfp4Params* 
                   a_scale_bytes(d.op, d.m, d.k),
                   nvfp4::scale_bytes(d.n, d.k, raw(d.op.b_scale_layout)),
                   kAlphaBytes,
-                  d.n * dtype_bytes(d.op.bias_type)};
+                  d.op.bias ? d.n * dtype_bytes(d.op.bias_type) : 0};
   FP8KIT_RETURN_IF_FAILED(check_alias(d.op, d.n, d.k, e, ByteSpan{"groups", 0, 0}));
   *params = params_of(d.op, d.m, d.n, d.k);
   return FP8KIT_STATUS_SUCCESS;
@@ -161,7 +161,7 @@ fp8kit_status validate_nvfp4_grouped(const fp8kit_nvfp4_grouped_gemm_desc& d, Nv
                   masked ? d.experts * a_scale_each : a_scale_each,
                   d.experts * b_scale_each,
                   d.experts * kAlphaBytes,
-                  d.experts * d.n * dtype_bytes(d.op.bias_type)};
+                  d.op.bias ? d.experts * d.n * dtype_bytes(d.op.bias_type) : 0};
   const int32_t* groups = masked ? d.counts : d.offs;
   FP8KIT_RETURN_IF_FAILED(
       check_alias(d.op, d.n, d.k, e, span_of(masked ? "counts" : "offs", groups, d.experts * kGroupBytes)));
