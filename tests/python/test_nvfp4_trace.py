@@ -104,3 +104,19 @@ def test_cpu_tensors_raise_fp8kit_errors():
     with pytest.raises(fp8kit.Error, match="CUDA"):
         fp8kit.nvfp4_mm(torch.zeros(4, 16, dtype=torch.uint8), torch.zeros(8, 16, dtype=torch.uint8), None,
                         torch.zeros(8, dtype=torch.uint8), None)
+
+
+@pytest.mark.parametrize("rows, k", [(5, 48), (129, 272)])
+def test_swizzle_is_vllms(rows, k):
+    """vLLM's own swizzle of weight scales, where vLLM is installed."""
+    try:
+        from vllm.model_executor.layers.quantization.utils.nvfp4_utils import swizzle_blockscale
+    except Exception:  # vLLM absent, or it cannot import here
+        pytest.skip("vLLM is not importable")
+    cols = k // 16
+    raw = (torch.arange(rows * cols, dtype=torch.int32) % 126 + 1).to(torch.uint8).reshape(rows, cols)
+    try:
+        theirs = swizzle_blockscale(raw.view(torch.float8_e4m3fn)).cpu().contiguous().view(torch.uint8).flatten()
+    except RuntimeError as e:  # it moves the result to CUDA
+        pytest.skip(f"vLLM's swizzle_blockscale needs a GPU here: {str(e)[:60]}")
+    assert torch.equal(theirs, to_blocked_here(raw))
