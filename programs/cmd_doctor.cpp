@@ -1,8 +1,9 @@
 // fp8kit doctor: the main job. `info`, then on each GPU a checked GEMM per
 // scale mode through the path AUTO picks and through every other path that
-// can run there; without a GPU, an audit of every kernel this very binary
-// carries, attributed to the library's kernel families (no trap stub, empty
-// body or missing image, no kernel without a family, no family without one).
+// can run there, and a checked NVFP4 GEMM (W4A4, W4A16) per NVFP4 path;
+// without a GPU, an audit of every kernel this very binary carries,
+// attributed to the library's kernel families (no trap stub, empty body or
+// missing image, no kernel without a family, no family without one).
 #include <CLI/CLI.hpp>
 
 #include <cuda_runtime_api.h>
@@ -37,6 +38,7 @@ constexpr const char* kRunHint =
 // Ragged in M and N, K two 128-blocks and a 16-deep tail: every edge case of
 // the tiling in one small problem.
 constexpr int64_t kM = 333, kN = 1000, kK = 272;
+constexpr int64_t kNvfp4K = 288;
 constexpr int64_t kTimedSize = 4096;
 constexpr int kTimedIters = 20;
 
@@ -72,6 +74,20 @@ nlohmann::json check_gpus(const std::vector<DeviceInfo>& gpus) {
         r["scales"] = config.name;
         r["forced"] = p != FP8KIT_PATH_AUTO;
         // A forced path the GPU cannot run is information, not a failure.
+        if (p != FP8KIT_PATH_AUTO && r["status"] == "unsupported") r["ok"] = nullptr;
+        runs.push_back(r);
+      }
+    }
+    // NVFP4, W4A4 and W4A16, through AUTO and each NVFP4 path; K a multiple
+    // of the format's 32 with a half stage (K % 64 == 32).
+    for (const fp8kit_dtype a : {FP8KIT_DTYPE_NVFP4, FP8KIT_DTYPE_BF16}) {
+      for (const fp8kit_path p : {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM120_MMA, FP8KIT_PATH_SM75_HMMA}) {
+        ref::Nvfp4Case c{kM, kN, kNvfp4K};
+        c.a_type = a;
+        c.bias = true;
+        nlohmann::json r = run_nvfp4_gemm(c, p);
+        r["scales"] = "nvfp4";
+        r["forced"] = p != FP8KIT_PATH_AUTO;
         if (p != FP8KIT_PATH_AUTO && r["status"] == "unsupported") r["ok"] = nullptr;
         runs.push_back(r);
       }

@@ -7,6 +7,19 @@
 #include <vector>
 
 namespace fp8kit::cli {
+namespace {
+
+// The checked outcome's keys of a result.
+void add_outcome(const ref::GemmOutcome& r, nlohmann::json* j) {
+  (*j)["checked"] = r.checked;
+  (*j)["failures"] = r.failures + r.unwritten + r.clobbered;
+  (*j)["worst_error_over_bound"] = r.worst_ratio;
+  (*j)["relative_norm_error"] = r.rel_norm_err;
+  if (!r.first_failure.empty()) (*j)["first_failure"] = r.first_failure;
+  (*j)["ok"] = r.failures == 0 && r.unwritten == 0 && r.clobbered == 0;
+}
+
+}  // namespace
 
 nlohmann::json run_gemm(const GemmRun& run) {
   nlohmann::json j{{"m", run.spec.m}, {"n", run.spec.n}, {"k", run.spec.k}, {"label", run.spec.label()}};
@@ -28,12 +41,7 @@ nlohmann::json run_gemm(const GemmRun& run) {
     return j;
   }
   const ref::GemmOutcome r = problem.check(chosen, rng);
-  j["checked"] = r.checked;
-  j["failures"] = r.failures + r.unwritten + r.clobbered;
-  j["worst_error_over_bound"] = r.worst_ratio;
-  j["relative_norm_error"] = r.rel_norm_err;
-  if (!r.first_failure.empty()) j["first_failure"] = r.first_failure;
-  j["ok"] = r.failures == 0 && r.unwritten == 0 && r.clobbered == 0;
+  add_outcome(r, &j);
   if (run.iters <= 0) return j;
 
   // Timing: unchecked launches back to back, one event pair each.
@@ -58,6 +66,29 @@ nlohmann::json run_gemm(const GemmRun& run) {
   j["median_us"] = us;
   j["tflops"] = 2.0 * run.spec.m * run.spec.n * run.spec.k / (us * 1e-6) / 1e12;
   j["note"] = "same inputs every repetition (L2-warm); fp8kit_bench rotates inputs and compares with cuBLASLt";
+  return j;
+}
+
+nlohmann::json run_nvfp4_gemm(const ref::Nvfp4Case& spec, fp8kit_path path) {
+  nlohmann::json j{{"m", spec.m}, {"n", spec.n}, {"k", spec.k}, {"label", "nvfp4 " + spec.label()}};
+  std::mt19937_64 rng{std::random_device{}()};
+  const ref::Nvfp4Problem problem(spec, rng);
+  problem.poison();
+  fp8kit_gemm_options opt = FP8KIT_GEMM_OPTIONS_INIT;
+  opt.path = path;
+  opt.checked = 1;
+  fp8kit_path chosen = FP8KIT_PATH_AUTO;
+  fp8kit_status s = fp8kit_nvfp4_gemm_select(&problem.desc(), &opt, &chosen);
+  if (s == FP8KIT_STATUS_SUCCESS) s = fp8kit_nvfp4_gemm(&problem.desc(), &opt, nullptr);
+  j["status"] = fp8kit_status_name(s);
+  j["path"] = fp8kit_path_name(chosen);
+  if (s != FP8KIT_STATUS_SUCCESS) {
+    j["ok"] = false;
+    j["message"] = fp8kit_last_error();
+    return j;
+  }
+  const ref::GemmOutcome r = problem.check(chosen, rng);
+  add_outcome(r, &j);
   return j;
 }
 

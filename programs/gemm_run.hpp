@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reference/gemm_check.hpp"
+#include "reference/nvfp4_check.hpp"
 
 namespace fp8kit::cli {
 
@@ -19,5 +20,9 @@ struct GemmRun {
 // Result: {"ok", "status", "message", "path", "checked", "failures",
 // "worst_error_over_bound", "relative_norm_error", "median_us", "tflops"}.
 nlohmann::json run_gemm(const GemmRun& run);
+
+// One checked NVFP4 GEMM of `spec` through `path` (fp8kit/nvfp4.h), the same
+// keys without the timing.
+nlohmann::json run_nvfp4_gemm(const ref::Nvfp4Case& spec, fp8kit_path path);
 
 }  // namespace fp8kit::cli

@@ -90,6 +90,7 @@ typedef enum fp8kit_dtype {
   FP8KIT_DTYPE_BF16 = 2,
   FP8KIT_DTYPE_F16 = 3,
   FP8KIT_DTYPE_F32 = 4,
+  FP8KIT_DTYPE_NVFP4 = 5, /* E2M1 two per byte with E4M3 block scales: fp8kit/nvfp4.h only */
   FP8KIT_DTYPE_FORCE_INT32 = 0x7fffffff
 } fp8kit_dtype;
 
@@ -336,4 +337,8 @@ const char* fp8kit_build_targets(void);
 #ifdef __cplusplus
 }
 #endif
+
+/* NVFP4 (E2M1 values, E4M3 block scales): GEMM, grouped GEMM, quantisation. */
+#include "fp8kit/nvfp4.h"
+
 #endif /* FP8KIT_FP8KIT_H */

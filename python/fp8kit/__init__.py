@@ -5,6 +5,8 @@ family from SM75 up, through the C library (ctypes; nothing to compile).
     q, s = fp8kit.quantize(x, "row")                      # x [M, K] bf16 -> e4m3 + [M, 1]
     d = fp8kit.scaled_mm(q, w, s, w_scale, bias=None, out_dtype=torch.bfloat16)
     y = fp8kit.grouped_mm(q, w_experts, s, w_scales, offs)   # MoE: q [T, K] sorted by expert
+    q4, s4 = fp8kit.nvfp4_quantize(x, global_scale)        # NVFP4: uint8 [M, K/2] + swizzled E4M3
+    d = fp8kit.nvfp4_mm(q4, w4, s4, w4_scale, alpha)       # W4A4 (or x itself as a: W4A16)
 
 `fp8kit.ops` registers the torch.library operators (torch.ops.fp8kit.*), which
 torch.compile traces and CUDA graphs capture; `fp8kit.compat` has vLLM's
@@ -24,10 +26,11 @@ from ._choose import choose_path
 from ._lib import Error, build_targets, configure, library_path
 from ._version import __version__
 
-__all__ = ["Error", "scaled_mm", "quantize", "grouped_mm", "configure", "choose_path", "library_path",
-           "build_targets", "ops", "compat", "__version__"]
+__all__ = ["Error", "scaled_mm", "quantize", "grouped_mm", "nvfp4_mm", "nvfp4_grouped_mm", "nvfp4_quantize",
+           "configure", "choose_path", "library_path", "build_targets", "ops", "compat", "__version__"]
 
-_LAZY = {"scaled_mm": "ops", "quantize": "ops", "grouped_mm": "ops", "ops": None, "compat": None}
+_LAZY = {"scaled_mm": "ops", "quantize": "ops", "grouped_mm": "ops", "nvfp4_mm": "_nvfp4",
+         "nvfp4_grouped_mm": "_nvfp4", "nvfp4_quantize": "_nvfp4", "ops": None, "compat": None}
 
 
 def __getattr__(name):

@@ -220,3 +220,66 @@ def grouped_gemm(layout, experts, rows, n, k, offs, counts, a, lda, a_type, b, l
 def build_targets():
     """The targets each kernel path of the loaded library was built for."""
     return library().fp8kit_build_targets().decode()
+
+
+# ---- NVFP4 (include/fp8kit/nvfp4.h) -------------------------------------------------------
+DTYPE_NVFP4 = 5
+NVFP4_SWIZZLED, NVFP4_LINEAR = range(2)
+NVFP4_BLOCK = 16      # K elements per E4M3 scale
+NVFP4_K_GRANULE = 32  # a GEMM's K is a multiple of this
+# The NVFP4 structs (struct_size first), in LAYOUTS with the others.
+NVFP4_OPERANDS = ("PqPPqPPPqPiiiiii", ["a", "lda", "a_scale", "b", "ldb", "b_scale", "alpha", "d", "ldd", "bias",
+                                       "a_type", "b_type", "a_scale_layout", "b_scale_layout", "d_type", "bias_type"])
+LAYOUTS["fp8kit_nvfp4_gemm_desc"] = ("@Qqqq" + NVFP4_OPERANDS[0],
+                                     ["struct_size", "m", "n", "k"] + ["op." + f for f in NVFP4_OPERANDS[1]])
+LAYOUTS["fp8kit_nvfp4_grouped_gemm_desc"] = (
+    "@QiqqqqPP" + NVFP4_OPERANDS[0],
+    ["struct_size", "layout", "experts", "rows", "n", "k", "offs", "counts"] + ["op." + f for f in NVFP4_OPERANDS[1]])
+LAYOUTS["fp8kit_nvfp4_quantize_desc"] = ("@QqqPqPqPPPiiif", ["struct_size", "m", "k", "x", "ldx", "q", "ldq", "scale",
+                                                            "global_scale", "rms_weight", "x_type", "q_type",
+                                                            "scale_layout", "eps"])
+_nvfp4_gemm_struct, _nvfp4_grouped_struct, _nvfp4_quantize_struct = (struct.Struct(LAYOUTS[n][0]) for n in (
+    "fp8kit_nvfp4_gemm_desc", "fp8kit_nvfp4_grouped_gemm_desc", "fp8kit_nvfp4_quantize_desc"))
+_nvfp4_bound = False
+
+
+def _nvfp4_library():
+    global _nvfp4_bound
+    lib = _lib or library()
+    if not _nvfp4_bound:
+        for fn in (lib.fp8kit_nvfp4_gemm, lib.fp8kit_nvfp4_grouped_gemm):
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+            fn.restype = ctypes.c_int
+        lib.fp8kit_nvfp4_quantize.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        lib.fp8kit_nvfp4_quantize.restype = ctypes.c_int
+        _nvfp4_bound = True
+    return lib
+
+
+def nvfp4_gemm(m, n, k, operands, stream):
+    """fp8kit_nvfp4_gemm with default options; operands: the 16 fields of
+    fp8kit_nvfp4_operands in header order (pointers as ints, 0 for none)."""
+    desc = _nvfp4_gemm_struct.pack(_nvfp4_gemm_struct.size, m, n, k, *operands)
+    check(_nvfp4_library().fp8kit_nvfp4_gemm(desc, None, stream))
+
+
+def nvfp4_grouped_gemm(layout, experts, rows, n, k, offs, counts, operands, stream):
+    """fp8kit_nvfp4_grouped_gemm with default options; operands as for nvfp4_gemm."""
+    desc = _nvfp4_grouped_struct.pack(_nvfp4_grouped_struct.size, layout, experts, rows, n, k, offs, counts,
+                                      *operands)
+    check(_nvfp4_library().fp8kit_nvfp4_grouped_gemm(desc, None, stream))
+
+
+def nvfp4_quantize(m, k, x, ldx, q, ldq, scale, global_scale, rms_weight, x_type, scale_layout, eps, stream):
+    """fp8kit_nvfp4_quantize on `stream`; pointers are ints (0 for none)."""
+    desc = _nvfp4_quantize_struct.pack(_nvfp4_quantize_struct.size, m, k, x, ldx, q, ldq, scale, global_scale,
+                                       rms_weight, x_type, DTYPE_NVFP4, scale_layout, eps)
+    check(_nvfp4_library().fp8kit_nvfp4_quantize(desc, stream))
+
+
+def nvfp4_scale_bytes(rows, k, swizzled):
+    """Bytes of the E4M3 scales of a [rows, k] NVFP4 operand (fp8kit/nvfp4.h's layouts)."""
+    blocks = k // NVFP4_BLOCK
+    if swizzled:
+        return -(-rows // 128) * 128 * (-(-blocks // 4) * 4)
+    return rows * blocks

@@ -9,6 +9,12 @@ written against `vllm._custom_ops` and vLLM's fp8_utils can call them unchanged.
     rms_norm_dynamic_per_token_quant(input, weight, epsilon, quant_dtype, scale_ub=None,
                                      residual=None)                         -> (q, scale)
 
+NVFP4 (vLLM's layouts bit for bit: packed uint8 [M, K/2], E4M3 scales swizzled in
+128x4 tiles over int32 [round_up(M, 128), round_up(K/16, 4) / 4]):
+
+    cutlass_scaled_fp4_mm(out, a, b, block_scale_a, block_scale_b, alpha)   writes out
+    scaled_fp4_quant(input, input_global_scale, is_sf_swizzled_layout=True)  -> (q, scale)
+
 Differences, each refused with fp8kit.Error rather than ignored: group_size must
 be 128; scale_ub, num_token_padding, residual, tma_aligned_scales and
 use_ue8m0=True are not supported. An all-zero token or group gets scale 1
@@ -91,3 +97,23 @@ def rms_norm_dynamic_per_token_quant(input, weight, epsilon, quant_dtype=torch.f
     (q [M, K], scale [M, 1]) of RMSNorm(input) * weight, fused in one kernel."""
     _refuse(scale_ub=scale_ub, residual=residual)
     return ops.quantize(input, "row", quant_dtype, None, weight, epsilon)
+
+
+def cutlass_scaled_fp4_mm(out, a, b, block_scale_a, block_scale_b, alpha):
+    """vLLM's cutlass_scaled_fp4_mm: out [M, N] = alpha * (a . b^T) for NVFP4 a uint8
+    [M, K/2] and b uint8 [N, K/2], swizzled E4M3 block scales, alpha float32 [1]."""
+    from . import _nvfp4
+
+    if ops._eager(a):
+        _nvfp4.nvfp4_mm_into(out, a, b, block_scale_a, block_scale_b, alpha)
+    else:
+        torch.ops.fp8kit.cutlass_scaled_fp4_mm(out, a, b, block_scale_a, block_scale_b, alpha)
+    return out
+
+
+def scaled_fp4_quant(input, input_global_scale, is_sf_swizzled_layout=True):
+    """vLLM's scaled_fp4_quant: (q uint8 [M, K/2], scales float8_e4m3fn) of input [M, K]
+    bf16 / f16; swizzled scales are [round_up(M, 128), round_up(K/16, 4)], linear [M, K/16]."""
+    from . import _nvfp4
+
+    return _nvfp4.nvfp4_quantize(input, input_global_scale, is_sf_swizzled_layout)

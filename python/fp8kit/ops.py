@@ -6,6 +6,7 @@ functions over them.
     torch.ops.fp8kit.quantize(x, mode="row", fp8_dtype=None, scale=None, rms_weight=None,
                               eps=1e-6, column_major_scales=True) -> (Tensor, Tensor)
     torch.ops.fp8kit.grouped_mm(a, b, scale_a, scale_b, offs, bias=None, out_dtype=None) -> Tensor
+    torch.ops.fp8kit.nvfp4_mm / nvfp4_grouped_mm / nvfp4_quantize / cutlass_scaled_fp4_mm   (fp8kit._nvfp4)
 
 (out_dtype None: bfloat16; fp8_dtype None: float8_e4m3fn.) Each op has a fake
 implementation, so torch.compile(fullgraph=True) traces it with symbolic
@@ -126,3 +127,8 @@ def grouped_mm(a, b, scale_a, scale_b, offs, bias=None, out_dtype=torch.bfloat16
     if _eager(a):
         return _grouped.grouped_mm(a, b, scale_a, scale_b, offs, bias, out_dtype)
     return grouped_mm_op(a, b, scale_a, scale_b, offs, bias, out_dtype)
+
+
+# The NVFP4 operators register themselves on the same library when imported
+# (their module imports this one, which is complete by now).
+from . import _nvfp4  # noqa: E402,F401

@@ -12,17 +12,6 @@
 namespace fp8kit {
 namespace {
 
-// `*path` = the path a call of `desc` would run (no launch).
-template <typename Desc>
-fp8kit_status select(const Desc* desc, const fp8kit_gemm_options* options, fp8kit_path* path) {
-  if (!path) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "path is NULL");
-  *path = FP8KIT_PATH_AUTO;
-  Prepared<Desc> call;
-  FP8KIT_RETURN_IF_FAILED(prepare(desc, options, &call));
-  *path = call.path->id;
-  return FP8KIT_STATUS_SUCCESS;
-}
-
 fp8kit_status workspace_size(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options, size_t* bytes) {
   if (!bytes) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "bytes is NULL");
   *bytes = 0;
@@ -49,7 +38,7 @@ fp8kit_status fp8kit_gemm(const fp8kit_gemm_desc* desc, const fp8kit_gemm_option
 
 fp8kit_status fp8kit_gemm_select(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options,
                                  fp8kit_path* path) {
-  return fp8kit::guarded("fp8kit_gemm_select", [&] { return fp8kit::select(desc, options, path); });
+  return fp8kit::guarded("fp8kit_gemm_select", [&] { return fp8kit::select_path(desc, options, path); });
 }
 
 fp8kit_status fp8kit_gemm_workspace_size(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options,
@@ -65,7 +54,7 @@ fp8kit_status fp8kit_grouped_gemm(const fp8kit_grouped_gemm_desc* desc, const fp
 
 fp8kit_status fp8kit_grouped_gemm_select(const fp8kit_grouped_gemm_desc* desc, const fp8kit_gemm_options* options,
                                          fp8kit_path* path) {
-  return fp8kit::guarded("fp8kit_grouped_gemm_select", [&] { return fp8kit::select(desc, options, path); });
+  return fp8kit::guarded("fp8kit_grouped_gemm_select", [&] { return fp8kit::select_path(desc, options, path); });
 }
 
 fp8kit_status fp8kit_quantize(const fp8kit_quantize_desc* desc, void* stream) {

@@ -16,39 +16,10 @@ bool is_masked(const fp8kit_grouped_gemm_desc& d) { return raw(d.layout) == FP8K
 // Rows of A and D: T, or E * max_m.
 int64_t total_rows(const fp8kit_grouped_gemm_desc& d) { return is_masked(d) ? d.experts * d.rows : d.rows; }
 
-// (rows - 1) * ld + cols elements of `elem` bytes, the extent of a row-major
-// buffer; saturates at INT64_MAX (a huge leading dimension is no overflow).
-int64_t extent_bytes(int64_t rows, int64_t ld, int64_t cols, int64_t elem) {
-  int64_t v = 0;
-  if (rows <= 0) return 0;
-  if (__builtin_mul_overflow(rows - 1, ld, &v) || __builtin_add_overflow(v, cols, &v) ||
-      __builtin_mul_overflow(v, elem, &v))
-    return INT64_MAX;
-  return v;
-}
-
 // Layout, sizes and the group array.
 fp8kit_status check_shape(const fp8kit_grouped_gemm_desc& d) {
-  const int layout = raw(d.layout);
-  if (layout != FP8KIT_GROUPED_CONTIGUOUS && layout != FP8KIT_GROUPED_MASKED)
-    return fail(kInvalid, "layout = %d: must be CONTIGUOUS or MASKED", layout);
-  const bool masked = is_masked(d);
-  FP8KIT_RETURN_IF_FAILED(check_extent("experts", d.experts));
-  if (d.rows < 0 || d.rows > kMaxExtent)
-    return fail(kInvalid, "rows = %" PRId64 ": must be in [0, 2^31 - 1] (%s)", d.rows, masked ? "max_m" : "T");
-  FP8KIT_RETURN_IF_FAILED(check_extent("n", d.n));
-  FP8KIT_RETURN_IF_FAILED(check_k(d.k));
-  if (masked && d.experts * d.rows > kMaxExtent)
-    return fail(kInvalid, "experts * rows = %" PRId64 ": the masked rows E * max_m must be below 2^31",
-                d.experts * d.rows);
-  if (d.experts * d.n > kMaxExtent) return fail(kInvalid, "experts * n = %" PRId64 ": must be below 2^31", d.experts * d.n);
-  const char* want = masked ? "counts" : "offs";
-  const char* layout_name = masked ? "MASKED" : "CONTIGUOUS";
-  const int32_t* groups = masked ? d.counts : d.offs;
-  if (!groups) return fail(kInvalid, "%s is NULL: the %s layout needs it", want, layout_name);
-  if ((masked ? d.offs : d.counts) != nullptr)
-    return fail(kInvalid, "%s is not NULL: the %s layout takes %s only", masked ? "offs" : "counts", layout_name, want);
-  return check_aligned(want, groups, kGroupBytes);
+  FP8KIT_RETURN_IF_FAILED(check_grouped_shape(raw(d.layout), d.experts, d.rows, d.n, d.offs, d.counts));
+  return check_k(d.k);
 }
 
 // Dtypes, pointers, leading dimensions and alignment of A, B and D.
@@ -97,6 +68,28 @@ GroupedParams params_of(const fp8kit_grouped_gemm_desc& d) {
 }
 
 }  // namespace
+
+fp8kit_status check_grouped_shape(int layout, int64_t experts, int64_t rows, int64_t n, const int32_t* offs,
+                                  const int32_t* counts) {
+  if (layout != FP8KIT_GROUPED_CONTIGUOUS && layout != FP8KIT_GROUPED_MASKED)
+    return fail(kInvalid, "layout = %d: must be CONTIGUOUS or MASKED", layout);
+  const bool masked = layout == FP8KIT_GROUPED_MASKED;
+  FP8KIT_RETURN_IF_FAILED(check_extent("experts", experts));
+  if (rows < 0 || rows > kMaxExtent)
+    return fail(kInvalid, "rows = %" PRId64 ": must be in [0, 2^31 - 1] (%s)", rows, masked ? "max_m" : "T");
+  FP8KIT_RETURN_IF_FAILED(check_extent("n", n));
+  if (masked && experts * rows > kMaxExtent)
+    return fail(kInvalid, "experts * rows = %" PRId64 ": the masked rows E * max_m must be below 2^31",
+                experts * rows);
+  if (experts * n > kMaxExtent) return fail(kInvalid, "experts * n = %" PRId64 ": must be below 2^31", experts * n);
+  const char* want = masked ? "counts" : "offs";
+  const char* layout_name = masked ? "MASKED" : "CONTIGUOUS";
+  const int32_t* groups = masked ? counts : offs;
+  if (!groups) return fail(kInvalid, "%s is NULL: the %s layout needs it", want, layout_name);
+  if ((masked ? offs : counts) != nullptr)
+    return fail(kInvalid, "%s is not NULL: the %s layout takes %s only", masked ? "offs" : "counts", layout_name, want);
+  return check_aligned(want, groups, static_cast<int>(sizeof(int32_t)));
+}
 
 fp8kit_status validate_grouped(const fp8kit_grouped_gemm_desc& d, GroupedParams* g) {
   FP8KIT_RETURN_IF_FAILED(check_shape(d));

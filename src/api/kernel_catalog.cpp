@@ -19,6 +19,9 @@ std::vector<KernelFamilyEntry> kernel_catalog() {
   add<fp8kit_gemm_desc>(&out);
   add<fp8kit_grouped_gemm_desc>(&out);
   add<fp8kit_quantize_desc>(&out);
+  add<fp8kit_nvfp4_gemm_desc>(&out);
+  add<fp8kit_nvfp4_grouped_gemm_desc>(&out);
+  add<fp8kit_nvfp4_quantize_desc>(&out);
   return out;
 }
 

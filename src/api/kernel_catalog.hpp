@@ -13,7 +13,7 @@
 namespace fp8kit {
 
 struct KernelFamilyEntry {
-  const char* kind;  // "GEMM", "grouped GEMM", "quantisation"
+  const char* kind;  // "GEMM", "grouped GEMM", "quantisation", "NVFP4 GEMM", ...
   const char* path;  // "sm90_wgmma", ...
   KernelMatch kernels;
   const std::vector<arch::Image>* images;

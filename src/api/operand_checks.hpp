@@ -29,6 +29,11 @@ fp8kit_status check_scales_and_bias(const fp8kit_gemm_operands& op);
 // The scale modes alone (raw values): shared with the offline path choice.
 fp8kit_status check_scale_modes(int a_mode, int b_mode);
 
+// The grouped layouts' shape (fp8kit.h): layout, experts, rows, n and the
+// group array (offs or counts, as the layout takes); K is the caller's.
+fp8kit_status check_grouped_shape(int layout, int64_t experts, int64_t rows, int64_t n, const int32_t* offs,
+                                  const int32_t* counts);
+
 // The checked operand fields as kernels take them; m (and anything else the
 // descriptor has of its own) is the caller's.
 GemmParams operand_params(const fp8kit_gemm_operands& op, int64_t n, int64_t k);

@@ -12,6 +12,8 @@
 #include "fp8kit/fp8kit.h"
 #include "gemm/gemm_params.hpp"
 #include "gemm/grouped/grouped_params.hpp"
+#include "gemm/nvfp4/nvfp4_params.hpp"
+#include "quant/nvfp4_quantize_params.hpp"
 #include "quant/quantize_params.hpp"
 
 namespace fp8kit {
@@ -19,6 +21,9 @@ namespace fp8kit {
 fp8kit_status validate_gemm(const fp8kit_gemm_desc& d, GemmParams* params);
 fp8kit_status validate_grouped(const fp8kit_grouped_gemm_desc& d, GroupedParams* g);
 fp8kit_status validate_quantize(const fp8kit_quantize_desc& d, QuantizeParams* q);
+fp8kit_status validate_nvfp4_gemm(const fp8kit_nvfp4_gemm_desc& d, Nvfp4Params* p);
+fp8kit_status validate_nvfp4_grouped(const fp8kit_nvfp4_grouped_gemm_desc& d, Nvfp4GroupedParams* g);
+fp8kit_status validate_nvfp4_quantize(const fp8kit_nvfp4_quantize_desc& d, Nvfp4QuantizeParams* q);
 
 template <>
 struct Op<fp8kit_gemm_desc> {
@@ -80,6 +85,70 @@ struct Op<fp8kit_quantize_desc> {
   }
   static std::array<NamedPointer, 4> pointers(const QuantizeParams& q, const fp8kit_gemm_options&) {
     return {{{"x", q.kernel.x}, {"q", q.kernel.q}, {"scale", q.kernel.scale}, {"rms_weight", q.kernel.rms_weight}}};
+  }
+};
+
+template <>
+struct Op<fp8kit_nvfp4_gemm_desc> {
+  using Problem = Nvfp4Params;
+  static constexpr const char* kEntry = "fp8kit_nvfp4_gemm";
+  static constexpr const char* kWhat = "NVFP4 GEMM";
+  static constexpr bool kTakesPath = true;
+  static fp8kit_status validate(const fp8kit_nvfp4_gemm_desc& in, Nvfp4Params* p) {
+    fp8kit_nvfp4_gemm_desc d;
+    FP8KIT_RETURN_IF_FAILED(read_versioned(&in, &d));
+    return validate_nvfp4_gemm(d, p);
+  }
+  static std::array<NamedPointer, 7> pointers(const Nvfp4Params& p, const fp8kit_gemm_options&) {
+    return {{{"a", p.a},
+             {"a_scale", p.a_scale},
+             {"b", p.b},
+             {"b_scale", p.b_scale},
+             {"alpha", p.alpha},
+             {"d", p.d},
+             {"bias", p.bias}}};
+  }
+};
+
+template <>
+struct Op<fp8kit_nvfp4_grouped_gemm_desc> {
+  using Problem = Nvfp4GroupedParams;
+  static constexpr const char* kEntry = "fp8kit_nvfp4_grouped_gemm";
+  static constexpr const char* kWhat = "NVFP4 grouped GEMM";
+  static constexpr bool kTakesPath = true;
+  static fp8kit_status validate(const fp8kit_nvfp4_grouped_gemm_desc& in, Nvfp4GroupedParams* g) {
+    fp8kit_nvfp4_grouped_gemm_desc d;
+    FP8KIT_RETURN_IF_FAILED(read_versioned(&in, &d));
+    return validate_nvfp4_grouped(d, g);
+  }
+  static std::array<NamedPointer, 8> pointers(const Nvfp4GroupedParams& g, const fp8kit_gemm_options&) {
+    const Nvfp4Params& p = g.dense;
+    return {{{g.layout == FP8KIT_GROUPED_MASKED ? "counts" : "offs", g.groups},
+             {"a", p.a},
+             {"a_scale", p.a_scale},
+             {"b", p.b},
+             {"b_scale", p.b_scale},
+             {"alpha", p.alpha},
+             {"d", p.d},
+             {"bias", p.bias}}};
+  }
+};
+
+// Like fp8kit_quantize: no options, one path.
+template <>
+struct Op<fp8kit_nvfp4_quantize_desc> {
+  using Problem = Nvfp4QuantizeParams;
+  static constexpr const char* kEntry = "fp8kit_nvfp4_quantize";
+  static constexpr const char* kWhat = "NVFP4 quantisation";
+  static constexpr bool kTakesPath = false;
+  static fp8kit_status validate(const fp8kit_nvfp4_quantize_desc& in, Nvfp4QuantizeParams* q) {
+    fp8kit_nvfp4_quantize_desc d;
+    FP8KIT_RETURN_IF_FAILED(read_versioned(&in, &d));
+    return validate_nvfp4_quantize(d, q);
+  }
+  static std::array<NamedPointer, 5> pointers(const Nvfp4QuantizeParams& q, const fp8kit_gemm_options&) {
+    const quant::Nvfp4QuantParams& p = q.kernel;
+    return {{{"x", p.x}, {"q", p.q}, {"scale", p.scale}, {"global_scale", p.global_scale}, {"rms_weight", p.rms_weight}}};
   }
 };
 

@@ -47,6 +47,17 @@ fp8kit_status prepare(const Desc* desc, const fp8kit_gemm_options* options, Prep
   return choose_path(out->problem, *out->device, out->options.path, O::kWhat, &out->path);
 }
 
+// `*path` = the path a call of `desc` would run (no launch).
+template <typename Desc>
+fp8kit_status select_path(const Desc* desc, const fp8kit_gemm_options* options, fp8kit_path* path) {
+  if (!path) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "path is NULL");
+  *path = FP8KIT_PATH_AUTO;
+  Prepared<Desc> call;
+  FP8KIT_RETURN_IF_FAILED(prepare(desc, options, &call));
+  *path = call.path->id;
+  return FP8KIT_STATUS_SUCCESS;
+}
+
 // prepare, then the launch on `stream`.
 template <typename Desc>
 fp8kit_status run(const Desc* desc, const fp8kit_gemm_options* options, cudaStream_t stream) {

@@ -59,6 +59,19 @@ struct Versioned<fp8kit_path_choice> : VersionedSizes<offsetof(fp8kit_path_choic
   static constexpr const char* kName = "choice";
 };
 
+template <>
+struct Versioned<fp8kit_nvfp4_gemm_desc> : VersionedSizes<offsetof(fp8kit_nvfp4_gemm_desc, op) + sizeof(fp8kit_nvfp4_operands)> {
+  static constexpr const char* kName = "desc";
+};
+template <>
+struct Versioned<fp8kit_nvfp4_grouped_gemm_desc> : VersionedSizes<offsetof(fp8kit_nvfp4_grouped_gemm_desc, op) + sizeof(fp8kit_nvfp4_operands)> {
+  static constexpr const char* kName = "desc";
+};
+template <>
+struct Versioned<fp8kit_nvfp4_quantize_desc> : VersionedSizes<offsetof(fp8kit_nvfp4_quantize_desc, eps) + sizeof(float)> {
+  static constexpr const char* kName = "desc";
+};
+
 // The struct_size at the head of the caller's struct `p`, checked: at least
 // the first release's size and not absurd.
 template <typename T>
@@ -114,7 +127,10 @@ constexpr bool ends_at_last_field() {
 }
 static_assert(ends_at_last_field<fp8kit_gemm_desc>() && ends_at_last_field<fp8kit_grouped_gemm_desc>() &&
                   ends_at_last_field<fp8kit_quantize_desc>() && ends_at_last_field<fp8kit_gemm_options>() &&
-                  ends_at_last_field<fp8kit_path_choice>(),
+                  ends_at_last_field<fp8kit_path_choice>() && ends_at_last_field<fp8kit_nvfp4_gemm_desc>() &&
+                  ends_at_last_field<fp8kit_nvfp4_grouped_gemm_desc>() &&
+                  ends_at_last_field<fp8kit_nvfp4_quantize_desc>() &&
+                  sizeof(fp8kit_nvfp4_operands) == offsetof(fp8kit_nvfp4_operands, bias_type) + sizeof(fp8kit_dtype),
               "a versioned struct has no tail padding");
 
 }  // namespace fp8kit

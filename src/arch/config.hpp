@@ -50,6 +50,11 @@
 #else
 #define FP8KIT_HAS_MMA_SYNC_BLOCK_SCALE 0
 #endif
+// mma.sync kind::mxf4nvf4.block_scale (FP4 E2M1 with UE4M3 scales, SASS
+// OMMA.SF): measured to need the same sm_12Xa / sm_12Xf targets.
+#define FP8KIT_HAS_MMA_SYNC_FP4_BLOCK_SCALE FP8KIT_HAS_MMA_SYNC_BLOCK_SCALE
+// mma.sync m16n8k16 with bf16 operands (and bf16 arithmetic): Ampere and up.
+#define FP8KIT_HAS_BF16_MMA FP8KIT_HAS_CP_ASYNC
 
 // ---------------------------------------------------------------------------
 // Host side.
@@ -134,6 +139,10 @@ constexpr Range kHopperWgmma{90, 100};      // sm_90a wgmma + TMA
 // mma.sync kind::mxf8f6f4.block_scale (QMMA.SF): the SM12x family, from an
 // sm_120f image (loads on 12.0, 12.1 and any later 12.x).
 constexpr Range kSm12xBlockScaledMma{120, 130};
+// mma.sync kind::mxf4nvf4.block_scale (OMMA.SF, NVFP4): the SM12x family too,
+// from the same sm_120f image.
+constexpr Range kSm12xFp4BlockScaledMma{120, 130};
+constexpr Range kBf16Mma{80, kOpenEnd};  // mma.sync bf16: Ampere and up
 constexpr int kMinSupported = 75;
 
 }  // namespace fp8kit::arch

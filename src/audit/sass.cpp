@@ -27,7 +27,8 @@ std::string tensor_ops_names(std::uint32_t ops) {
     const char* name;
   } names[] = {{tc::kHmma, "HMMA"},       {tc::kImma, "IMMA"},       {tc::kQmma, "QMMA"},
                {tc::kHgmma, "HGMMA"},     {tc::kQgmma, "QGMMA"},     {tc::kUtcHmma, "UTCHMMA"},
-               {tc::kUtcImma, "UTCIMMA"}, {tc::kUtcQmma, "UTCQMMA"}, {tc::kUtcOmma, "UTCOMMA"}, {tc::kQmmaSf, "QMMA.SF"}};
+               {tc::kUtcImma, "UTCIMMA"}, {tc::kUtcQmma, "UTCQMMA"}, {tc::kUtcOmma, "UTCOMMA"}, {tc::kQmmaSf, "QMMA.SF"},
+               {tc::kOmmaSf, "OMMA.SF"}};
   std::string s;
   for (const auto& n : names)
     if (ops & n.bit) s += (s.empty() ? "" : ",") + std::string(n.name);
@@ -72,6 +73,8 @@ const char* insn_name(Insn c) {
       return "QGMMA";
     case Insn::UtcMma:
       return "UTC*MMA";
+    case Insn::Omma:
+      return "OMMA";
   }
   return "?";
 }
@@ -119,6 +122,8 @@ Insn Instruction::cls() const {
       return Insn::Qgmma;
     case 0x1ea:
       return Insn::UtcMma;
+    case 0x07f:
+      return Insn::Omma;  // OMMA.SF.16864 (0x...747f)
     default:
       return Insn::Other;
   }
@@ -153,6 +158,8 @@ std::uint32_t Instruction::tensor_op() const {
       // Bits 9-11 of the opcode field: 1 in QMMA (0x...727a), 2 in the
       // block-scaled QMMA.SF (0x...747a), as cuobjdump shows them (docs/audit.md).
       return ((lo >> 9) & 0x7) == kQmmaSfOpcodeHigh ? tc::kQmmaSf : tc::kQmma;
+    case Insn::Omma:
+      return tc::kOmmaSf;
     case Insn::Hgmma:
       return tc::kHgmma;
     case Insn::Qgmma:

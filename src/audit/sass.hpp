@@ -31,7 +31,9 @@ constexpr std::uint32_t kUtcImma = 1u << 6;  // tcgen05.mma kind::i8
 constexpr std::uint32_t kUtcQmma = 1u << 7;  // tcgen05.mma kind::f8f6f4 / mxf8f6f4 (FP8)
 constexpr std::uint32_t kUtcOmma = 1u << 8;  // tcgen05.mma kind::mxf4* (FP4)
 constexpr std::uint32_t kQmmaSf = 1u << 9;   // mma.sync kind::mxf8f6f4.block_scale (sm_12Xa/f)
-constexpr std::uint32_t kFp8Native = kQmma | kQmmaSf | kQgmma | kUtcQmma;
+constexpr std::uint32_t kOmmaSf = 1u << 10;  // mma.sync kind::mxf4nvf4.block_scale: FP4 (sm_12Xa/f)
+// Native 8- and 4-bit float tensor-core instructions (FP8, and the SM12x FP4 mma).
+constexpr std::uint32_t kFp8Native = kQmma | kQmmaSf | kQgmma | kUtcQmma | kOmmaSf;
 }  // namespace tc
 
 // "HMMA,QMMA" style list of the bits.
@@ -57,6 +59,7 @@ enum class Insn {
   Hgmma,
   Qgmma,
   UtcMma,
+  Omma,  // OMMA.SF: the block-scaled FP4 mma.sync
 };
 const char* insn_name(Insn c);
 

@@ -31,6 +31,18 @@ inline ByteSpan span_of(const char* name, const void* ptr, int64_t bytes) {
   return ByteSpan{name, lo, lo + static_cast<uintptr_t>(bytes)};
 }
 
+// (rows - 1) * ld + cols elements of `elem` bytes, the extent of a row-major
+// buffer; 0 for no rows; saturates at INT64_MAX (a huge leading dimension is
+// no overflow).
+inline int64_t extent_bytes(int64_t rows, int64_t ld, int64_t cols, int64_t elem) {
+  int64_t v = 0;
+  if (rows <= 0) return 0;
+  if (__builtin_mul_overflow(rows - 1, ld, &v) || __builtin_add_overflow(v, cols, &v) ||
+      __builtin_mul_overflow(v, elem, &v))
+    return INT64_MAX;
+  return v;
+}
+
 // Empty spans overlap nothing.
 inline bool overlaps(const ByteSpan& a, const ByteSpan& b) {
   return a.hi > a.lo && b.hi > b.lo && a.lo < b.hi && b.lo < a.hi;

@@ -40,6 +40,7 @@ const char* dtype_name(int v) {
     case FP8KIT_DTYPE_BF16: return "bf16";
     case FP8KIT_DTYPE_F16: return "f16";
     case FP8KIT_DTYPE_F32: return "f32";
+    case FP8KIT_DTYPE_NVFP4: return "nvfp4";
   }
   return nullptr;
 }
@@ -59,6 +60,14 @@ const char* grouped_layout_name(int v) {
   switch (v) {
     case FP8KIT_GROUPED_CONTIGUOUS: return "contiguous";
     case FP8KIT_GROUPED_MASKED: return "masked";
+  }
+  return nullptr;
+}
+
+const char* nvfp4_scale_layout_name(int v) {
+  switch (v) {
+    case FP8KIT_NVFP4_SCALES_SWIZZLED: return "swizzled";
+    case FP8KIT_NVFP4_SCALES_LINEAR: return "linear";
   }
   return nullptr;
 }

@@ -59,5 +59,6 @@ const char* status_name(int v);
 const char* dtype_name(int v);
 const char* scale_mode_name(int v);
 const char* grouped_layout_name(int v);
+const char* nvfp4_scale_layout_name(int v);
 
 }  // namespace fp8kit

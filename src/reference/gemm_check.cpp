@@ -127,9 +127,13 @@ double NormSums::relative() const { return ref2 > 0 ? std::sqrt(err2 / ref2) : s
 
 void check_element(const HostGemm& g, fp8kit_dtype d_type, fp8kit_path path, int64_t row, int64_t col, double got,
                    GemmOutcome* out, NormSums* sums) {
-  const double u = out_unit(d_type), tiny = out_tiny(d_type), acc_rel = acc_error(path, g.k);
-  const double r = reference_element(g, row, col);
-  const double mag = reference_magnitude(g, row, col);
+  check_value(reference_element(g, row, col), reference_magnitude(g, row, col), g.k, d_type, path, row, col, got, out,
+              sums);
+}
+
+void check_value(double r, double mag, int64_t k, fp8kit_dtype d_type, fp8kit_path path, int64_t row, int64_t col,
+                 double got, GemmOutcome* out, NormSums* sums) {
+  const double u = out_unit(d_type), tiny = out_tiny(d_type), acc_rel = acc_error(path, k);
   const double acc_err = acc_rel * mag;
   const double bound = u * std::fabs(r) + (1 + u) * acc_err + tiny;
   ++out->checked;

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fp8kit/fp8kit.h"
@@ -34,6 +35,11 @@ class DeviceBuffer {
   ~DeviceBuffer();
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_) { o.ptr_ = nullptr; }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    return *this;
+  }
   void* get() const { return ptr_; }
   void upload(const void* src, size_t bytes);
   void download(void* dst, size_t bytes) const;
@@ -92,6 +98,11 @@ struct NormSums {
 // it into out (checked, failures, worst_ratio, first_failure) and sums.
 void check_element(const HostGemm& g, fp8kit_dtype d_type, fp8kit_path path, int64_t row, int64_t col, double got,
                    GemmOutcome* out, NormSums* sums);
+
+// The same check of `got` against a reference value r of magnitude mag, for
+// a K-deep f32 accumulation (the NVFP4 checks share it).
+void check_value(double r, double mag, int64_t k, fp8kit_dtype d_type, fp8kit_path path, int64_t row, int64_t col,
+                 double got, GemmOutcome* out, NormSums* sums);
 
 // A random problem, on the host (for the reference) and on the device.
 // Inputs: mostly N(0,1) quantised, a few any-finite bytes of magnitude <= 448

@@ -27,6 +27,12 @@ static void end(void) { printf("]}"); }
       FIELD(T, op.d), FIELD(T, op.ldd), FIELD(T, op.d_type), FIELD(T, op.a_scale_mode), FIELD(T, op.a_scale),     \
       FIELD(T, op.b_scale_mode), FIELD(T, op.b_scale), FIELD(T, op.bias), FIELD(T, op.bias_type)
 
+#define NVFP4_OPERANDS(T)                                                                                          \
+  FIELD(T, op.a), FIELD(T, op.lda), FIELD(T, op.a_scale), FIELD(T, op.b), FIELD(T, op.ldb), FIELD(T, op.b_scale),  \
+      FIELD(T, op.alpha), FIELD(T, op.d), FIELD(T, op.ldd), FIELD(T, op.bias), FIELD(T, op.a_type),                \
+      FIELD(T, op.b_type), FIELD(T, op.a_scale_layout), FIELD(T, op.b_scale_layout), FIELD(T, op.d_type),          \
+      FIELD(T, op.bias_type)
+
 int main(void) {
   begin("fp8kit_gemm_desc", sizeof(fp8kit_gemm_desc));
   FIELD(fp8kit_gemm_desc, struct_size), FIELD(fp8kit_gemm_desc, m), FIELD(fp8kit_gemm_desc, n);
@@ -53,6 +59,26 @@ int main(void) {
   begin("fp8kit_path_choice", sizeof(fp8kit_path_choice));
   FIELD(fp8kit_path_choice, struct_size), FIELD(fp8kit_path_choice, path), FIELD(fp8kit_path_choice, tensor_cores);
   FIELD(fp8kit_path_choice, family), FIELD(fp8kit_path_choice, image);
+  end();
+  begin("fp8kit_nvfp4_gemm_desc", sizeof(fp8kit_nvfp4_gemm_desc));
+  FIELD(fp8kit_nvfp4_gemm_desc, struct_size), FIELD(fp8kit_nvfp4_gemm_desc, m), FIELD(fp8kit_nvfp4_gemm_desc, n);
+  FIELD(fp8kit_nvfp4_gemm_desc, k), NVFP4_OPERANDS(fp8kit_nvfp4_gemm_desc);
+  end();
+  begin("fp8kit_nvfp4_grouped_gemm_desc", sizeof(fp8kit_nvfp4_grouped_gemm_desc));
+  FIELD(fp8kit_nvfp4_grouped_gemm_desc, struct_size), FIELD(fp8kit_nvfp4_grouped_gemm_desc, layout);
+  FIELD(fp8kit_nvfp4_grouped_gemm_desc, experts), FIELD(fp8kit_nvfp4_grouped_gemm_desc, rows);
+  FIELD(fp8kit_nvfp4_grouped_gemm_desc, n), FIELD(fp8kit_nvfp4_grouped_gemm_desc, k);
+  FIELD(fp8kit_nvfp4_grouped_gemm_desc, offs), FIELD(fp8kit_nvfp4_grouped_gemm_desc, counts);
+  NVFP4_OPERANDS(fp8kit_nvfp4_grouped_gemm_desc);
+  end();
+  begin("fp8kit_nvfp4_quantize_desc", sizeof(fp8kit_nvfp4_quantize_desc));
+  FIELD(fp8kit_nvfp4_quantize_desc, struct_size), FIELD(fp8kit_nvfp4_quantize_desc, m);
+  FIELD(fp8kit_nvfp4_quantize_desc, k), FIELD(fp8kit_nvfp4_quantize_desc, x), FIELD(fp8kit_nvfp4_quantize_desc, ldx);
+  FIELD(fp8kit_nvfp4_quantize_desc, q), FIELD(fp8kit_nvfp4_quantize_desc, ldq);
+  FIELD(fp8kit_nvfp4_quantize_desc, scale), FIELD(fp8kit_nvfp4_quantize_desc, global_scale);
+  FIELD(fp8kit_nvfp4_quantize_desc, rms_weight), FIELD(fp8kit_nvfp4_quantize_desc, x_type);
+  FIELD(fp8kit_nvfp4_quantize_desc, q_type), FIELD(fp8kit_nvfp4_quantize_desc, scale_layout);
+  FIELD(fp8kit_nvfp4_quantize_desc, eps);
   end();
   printf("\n}\n");
   return 0;

@@ -47,7 +47,7 @@ Insn expected_class(const std::string& mnemonic) {
       {"UBLKCP", Insn::BulkStore}, {"UTMASTG", Insn::BulkStore},  {"HMMA", Insn::Hmma},
       {"IMMA", Insn::Imma},        {"QMMA", Insn::Qmma},          {"HGMMA", Insn::Hgmma},
       {"QGMMA", Insn::Qgmma},      {"UTCHMMA", Insn::UtcMma},     {"UTCQMMA", Insn::UtcMma},
-      {"UTCIMMA", Insn::UtcMma},   {"UTCOMMA", Insn::UtcMma}};
+      {"UTCIMMA", Insn::UtcMma},   {"UTCOMMA", Insn::UtcMma},     {"OMMA", Insn::Omma}};
   const auto it = m.find(base);
   return it == m.end() ? Insn::Other : it->second;
 }
@@ -253,6 +253,9 @@ TEST(SassTensorOps, WordsFromTheManual) {
   EXPECT_EQ(ops(0x000000000000727aull, 0), tc::kQmma);
   EXPECT_EQ(ops(0x000000000000747aull, 0), tc::kQmmaSf);
   EXPECT_EQ(tensor_ops_names(tc::kQmma | tc::kQmmaSf), "QMMA,QMMA.SF");
+  // The block-scaled FP4 mma.sync: OMMA.SF.16864 (opcode low 12 bits 0x47f).
+  EXPECT_EQ(ops(0x000000000000747full, 0), tc::kOmmaSf);
+  EXPECT_EQ(tensor_ops_names(tc::kOmmaSf), "OMMA.SF");
 }
 
 }  // namespace

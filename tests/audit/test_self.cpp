@@ -50,6 +50,14 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+// The NVFP4 families' kernels (dense and grouped GEMM), and those of their
+// SM12x path (the block-scaled FP4 mma, nvfp4_omma.cuh).
+bool is_nvfp4_kernel(const KernelRecord& k) {
+  const std::string f = family_of(k);
+  return f.rfind("NVFP4 GEMM", 0) == 0 || f.rfind("NVFP4 grouped GEMM", 0) == 0;
+}
+bool is_omma_kernel(const KernelRecord& k) { return is_nvfp4_kernel(k) && ends_with(family_of(k), "sm120_mma"); }
+
 #ifdef FP8KIT_LIBRARY
 // Every kernel x GPU record of the built libfp8kit.so, once: every kernel,
 // whatever its name.
@@ -188,6 +196,94 @@ TEST(SelfAudit, Sm12xLoadsTheFamilyImage) {
     EXPECT_EQ(scaled[gpu], plain[gpu]) << capability_name(gpu) << ": the two families carry the same variants";
   }
   RecordProperty("sm120_kernels", scaled[120]);
+}
+
+// NVFP4: on every GPU of the build (and a 12.x nobody has seen, and the next
+// major through PTX) each kernel loads real code, never a trap stub, an
+// empty body or nothing; the SM12x kernels carry OMMA.SF and only it, in the
+// sm_120f image; the portable ones HMMA and no FP4 mma.
+TEST(SelfAudit, Nvfp4KernelsAreRealWithTheirTensorCores) {
+  const AuditReport& r = library_report();
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
+  int checked = 0, omma = 0;
+  for (const KernelRecord& k : r.records) {
+    if (!is_nvfp4_kernel(k)) continue;
+    SCOPED_TRACE(capability_name(k.gpu) + ": " + (k.has_image ? image_name(k.image) : "-") + " " + k.demangled);
+    EXPECT_FALSE(k.outcome == Outcome::TrapStub || k.outcome == Outcome::Empty || k.outcome == Outcome::Missing)
+        << outcome_name(k.outcome);
+    if (k.outcome != Outcome::Sass) continue;
+    if (is_omma_kernel(k)) {
+      EXPECT_EQ(k.tensor_ops, tc::kOmmaSf) << tensor_ops_names(k.tensor_ops);
+      EXPECT_EQ(k.image.variant, arch::Variant::FamilySpecific);
+      EXPECT_EQ(k.image.arch, 120);
+      ++omma;
+    } else {
+      EXPECT_TRUE(k.tensor_ops & tc::kHmma) << tensor_ops_names(k.tensor_ops);
+      EXPECT_FALSE(k.tensor_ops & tc::kOmmaSf) << tensor_ops_names(k.tensor_ops);
+    }
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "libfp8kit carries no NVFP4 GEMM SASS";
+  const auto shipped = shipped_targets();
+  if (std::find(shipped.begin(), shipped.end(), 120) != shipped.end()) EXPECT_GT(omma, 0);
+  RecordProperty("nvfp4_kernel_records", checked);
+}
+
+// 12.0, 12.1 and 12.3 load, for every SM12x NVFP4 kernel (dense and grouped),
+// the one sm_120f image with OMMA.SF.
+TEST(SelfAudit, Nvfp4Sm12xLoadsTheFamilyImage) {
+  const auto shipped = shipped_targets();
+  if (std::find(shipped.begin(), shipped.end(), 120) == shipped.end())
+    GTEST_SKIP() << "sm_120 is not in FP8KIT_CUDA_TARGETS of this build";
+  AuditOptions o;
+  o.gpus = {120, 121, 123};
+  o.keep_records = true;
+  const AuditReport r = audit_files({FP8KIT_LIBRARY}, o);
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
+  std::map<int, int> dense, grouped;
+  for (const KernelRecord& k : r.records) {
+    if (!is_nvfp4_kernel(k) || !is_omma_kernel(k)) continue;
+    SCOPED_TRACE(capability_name(k.gpu) + ": " + (k.has_image ? image_name(k.image) : "-") + " " + k.demangled);
+    ASSERT_TRUE(k.has_image);
+    EXPECT_EQ(k.outcome, Outcome::Sass);
+    EXPECT_EQ(k.image.arch, 120);
+    EXPECT_EQ(k.image.variant, arch::Variant::FamilySpecific);
+    EXPECT_EQ(k.tensor_ops, tc::kOmmaSf) << tensor_ops_names(k.tensor_ops);
+    ++(k.demangled.find("grouped") != std::string::npos ? grouped : dense)[k.gpu];
+  }
+  for (int gpu : {120, 121, 123}) {
+    EXPECT_EQ(dense[gpu], 2) << capability_name(gpu) << ": the two dense tile shapes";
+    EXPECT_EQ(grouped[gpu], 2) << capability_name(gpu) << ": the two grouped tile shapes";
+  }
+}
+
+// Against cuobjdump: each NVFP4 function's SASS holds OMMA.SF exactly where
+// the audit library says, HMMA likewise, and no BPT.TRAP at all.
+TEST(SelfAudit, Nvfp4SassAgreesWithCuobjdump) {
+  if (cuobjdump().empty()) GTEST_SKIP() << "cuobjdump not found at configure time";
+  std::string out;
+  ASSERT_EQ(run_command("'" + cuobjdump() + "' -sass '" + FP8KIT_LIBRARY + "' 2>/dev/null", &out), 0);
+  std::map<std::string, std::set<std::string>> seen;
+  std::istringstream in(out);
+  std::string line, arch, fn;
+  while (std::getline(in, line)) {
+    if (line.find("arch = sm_") != std::string::npos) arch = line.substr(line.find("sm_"));
+    const auto f = line.find("Function : ");
+    if (f != std::string::npos) fn = line.substr(f + 11);
+    for (const char* m : {" OMMA.SF", " HMMA", " BPT.TRAP"})
+      if (line.find(m) != std::string::npos) seen[fn].insert(arch + ":" + (m + 1));
+  }
+  int checked = 0;
+  for (const KernelRecord& k : library_report().records) {
+    if (!is_nvfp4_kernel(k) || k.outcome != Outcome::Sass || k.image.kind != arch::ImageKind::Sass) continue;
+    const std::string key = image_name(k.image) + ":";
+    auto has = [&](const char* m) { return seen[k.kernel].count(key + m) != 0; };
+    EXPECT_EQ(has("OMMA.SF"), (k.tensor_ops & tc::kOmmaSf) != 0) << key << k.demangled;
+    EXPECT_EQ(has("HMMA"), (k.tensor_ops & tc::kHmma) != 0) << key << k.demangled;
+    EXPECT_FALSE(has("BPT.TRAP")) << key << k.demangled;
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "libfp8kit carries no NVFP4 SASS";
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, GemmSass, ::testing::ValuesIn(arch::kShippedCapabilities),

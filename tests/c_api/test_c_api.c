@@ -23,8 +23,21 @@ int main(void) {
     fprintf(stderr, "unexpected message: %s\n", fp8kit_last_error());
     return 1;
   }
+  {
+    fp8kit_nvfp4_gemm_desc n4 = FP8KIT_NVFP4_GEMM_DESC_INIT;
+    size_t bytes = 0;
+    if (fp8kit_nvfp4_gemm(&n4, NULL, NULL) != FP8KIT_STATUS_INVALID_ARGUMENT ||
+        strstr(fp8kit_last_error(), "m = 0") == NULL) {
+      fprintf(stderr, "nvfp4: unexpected answer to an empty descriptor: %s\n", fp8kit_last_error());
+      return 1;
+    }
+    if (fp8kit_nvfp4_scale_size(1, 16, FP8KIT_NVFP4_SCALES_SWIZZLED, &bytes) != FP8KIT_STATUS_SUCCESS || bytes != 512) {
+      fprintf(stderr, "nvfp4: scale size %zu\n", bytes);
+      return 1;
+    }
+  }
   if (fp8kit_choose_path(12, 1, FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, &c) == FP8KIT_STATUS_SUCCESS)
     printf("12.1 -> %s (%s)\n", fp8kit_path_name(c.path), c.image);
-  printf("2 passed, 0 failed\n");
+  printf("3 passed, 0 failed\n");
   return 0;
 }

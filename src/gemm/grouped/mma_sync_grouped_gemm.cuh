@@ -40,22 +40,25 @@ struct ExpertTile {
 
 // Contiguous layout: the expert whose tiles contain `slot`; false if none.
 // Uses `smem` as scratch; ends with a barrier, so the caller may reuse it.
-__device__ __forceinline__ bool find_contiguous(const GroupedParams& g, int slot, uint8_t* smem, ExpertTile* out) {
-  using Scan = cub::BlockScan<int, Tile::kThreads>;
+// T: the tile's kThreads, kBlockM, kSmemBytes; G: a grouped problem's
+// experts, rows and groups (the FP8 and NVFP4 kernels share this).
+template <class T = Tile, class G = GroupedParams>
+__device__ __forceinline__ bool find_contiguous(const G& g, int slot, uint8_t* smem, ExpertTile* out) {
+  using Scan = cub::BlockScan<int, T::kThreads>;
   auto& temp = *reinterpret_cast<typename Scan::TempStorage*>(smem);
   int* found = reinterpret_cast<int*>(smem + sizeof(typename Scan::TempStorage));
-  static_assert(sizeof(typename Scan::TempStorage) + 4 * sizeof(int) <= Tile::kSmemBytes, "scan scratch fits");
+  static_assert(sizeof(typename Scan::TempStorage) + 4 * sizeof(int) <= T::kSmemBytes, "scan scratch fits");
   if (threadIdx.x == 0) found[0] = -1;  // ordered before any other write by the scan's barriers
   int end_carry = 0;   // clamped end of the previous pass's last expert (>= 0)
   int tile_carry = 0;  // tiles of the experts of earlier passes
-  for (int base = 0; base < g.experts; base += Tile::kThreads) {
+  for (int base = 0; base < g.experts; base += T::kThreads) {
     const int e = base + static_cast<int>(threadIdx.x);
     const int off = e < g.experts ? g.groups[e] : INT_MIN;
     int prev, pass_max;
     Scan(temp).ExclusiveScan(off, prev, end_carry, cuda::maximum<int>{}, pass_max);
     const int start = min(g.rows, prev);
     const int end = min(g.rows, max(prev, off));
-    const int tiles = e < g.experts ? (end - start + Tile::kBlockM - 1) / Tile::kBlockM : 0;
+    const int tiles = e < g.experts ? (end - start + T::kBlockM - 1) / T::kBlockM : 0;
     __syncthreads();  // temp is reused by the second scan
     int first, pass_tiles;
     Scan(temp).ExclusiveSum(tiles, first, pass_tiles);
@@ -77,13 +80,14 @@ __device__ __forceinline__ bool find_contiguous(const GroupedParams& g, int slot
 }
 
 // Masked layout: slot -> (expert, local tile); false past the expert's count.
-__device__ __forceinline__ bool find_masked(const GroupedParams& g, int slot, ExpertTile* out) {
-  const int per_expert = (g.rows + Tile::kBlockM - 1) / Tile::kBlockM;
+template <class T = Tile, class G = GroupedParams>
+__device__ __forceinline__ bool find_masked(const G& g, int slot, ExpertTile* out) {
+  const int per_expert = (g.rows + T::kBlockM - 1) / T::kBlockM;
   const int e = slot / per_expert;
   const int tile = slot % per_expert;
   const int rows = min(g.rows, max(0, g.groups[e]));
   *out = ExpertTile{e, 0, rows, tile};
-  return tile * Tile::kBlockM < rows;
+  return tile * T::kBlockM < rows;
 }
 
 // Expert t.expert's problem as gemm_tile sees it: base pointers moved to its

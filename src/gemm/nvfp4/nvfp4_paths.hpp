@@ -1,0 +1,41 @@
+// What each NVFP4 kernel family's source exports to the registries
+// (gemm/nvfp4/nvfp4_dispatch.cpp): take / launch / probe functions per
+// family. Host code only; a family not built (no target in its range) is
+// not referenced (fp8kit_build_config.hpp, FP8KIT_WITH_NVFP4_*).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "core/device.hpp"
+#include "gemm/nvfp4/nvfp4_params.hpp"
+
+namespace fp8kit::nvfp4 {
+
+// The entry points of one family: its dense and grouped kernels.
+struct FamilyEntry {
+  bool (*takes_dense)(const Nvfp4Params& p, const DeviceInfo& dev, std::string* why);
+  bool (*takes_grouped)(const Nvfp4GroupedParams& g, const DeviceInfo& dev, std::string* why);
+  cudaError_t (*launch_dense)(const Nvfp4Params& p, const DeviceInfo& dev, cudaStream_t stream, const char** kernel);
+  cudaError_t (*launch_grouped)(const Nvfp4GroupedParams& g, const DeviceInfo& dev, cudaStream_t stream,
+                                const char** kernel);
+  const void* (*probe)();
+};
+
+// nvfp4_hmma_gemm.cu: f16 HMMA, A f16 (W4A16) or NVFP4 decoded (W4A4). SM75+.
+const FamilyEntry& hmma_f16_a16();
+const FamilyEntry& hmma_f16_a4();
+// nvfp4_hmma_bf16_gemm.cu: bf16 HMMA, A bf16. SM80+.
+const FamilyEntry& hmma_bf16_a16();
+// nvfp4_sm120_gemm.cu: the block-scaled FP4 mma.sync, A NVFP4. SM12x (sm_120f).
+const FamilyEntry& omma_a4();
+
+// Kernel names in a binary (core/registry.hpp, KernelMatch).
+constexpr const char* kDenseKernel = "fp8kit::nvfp4::nvfp4_gemm_kernel<";
+constexpr const char* kGroupedKernel = "fp8kit::nvfp4::nvfp4_grouped_gemm_kernel<";
+// The HMMA families' kernels, f16 and bf16 (one path: sm75_hmma).
+constexpr const char* kHmmaPolicy = "fp8kit::nvfp4::Hmma<";
+constexpr const char* kOmmaPolicy = "fp8kit::nvfp4::OmmaSf";
+
+}  // namespace fp8kit::nvfp4

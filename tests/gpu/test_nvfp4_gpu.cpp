@@ -1,0 +1,295 @@
+// GPU correctness of the NVFP4 paths: dense (W4A4 and W4A16, every output
+// dtype, both scale layouts, ragged shapes, decode M), grouped (masked and
+// contiguous, ragged and empty experts) and the quantiser (bit for bit
+// against the host reference), against the float64 reference of the
+// dequantised operands. Skipped without a GPU; the sm120_mma cases (named
+// *Sm120*) skip themselves on GPUs outside the SM12x family.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/nvfp4_layout.hpp"
+#include "reference/fp8_codec.hpp"
+#include "reference/nvfp4_check.hpp"
+#include "test_rng.hpp"
+
+using fp8kit::ref::GemmOutcome;
+using fp8kit::ref::Nvfp4Case;
+
+namespace {
+
+using fp8kit::test::rng;
+
+void expect_outcome(const GemmOutcome& r, const std::string& label, fp8kit_path path) {
+  if (r.status == FP8KIT_STATUS_UNSUPPORTED && path != FP8KIT_PATH_AUTO)
+    GTEST_SKIP() << fp8kit_path_name(path) << " cannot run here: " << r.message;
+  ASSERT_EQ(r.status, FP8KIT_STATUS_SUCCESS) << label << ": " << r.message;
+  EXPECT_EQ(r.unwritten, 0) << label;
+  EXPECT_EQ(r.clobbered, 0) << label << ": bytes written outside D[M, N]";
+  EXPECT_EQ(r.failures, 0) << label << ": " << r.failures << " of " << r.checked << " outside the bound; first "
+                           << r.first_failure;
+  ::testing::Test::RecordProperty("worst_error_over_bound", std::to_string(r.worst_ratio));
+}
+
+void run_dense(const Nvfp4Case& c, fp8kit_path path) {
+  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  expect_outcome(fp8kit::ref::run_nvfp4_case(c, path, rng()), c.label(), path);
+}
+
+constexpr fp8kit_dtype kATypes[] = {FP8KIT_DTYPE_NVFP4, FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16};
+constexpr fp8kit_dtype kOuts[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16, FP8KIT_DTYPE_F32};
+struct Shape {
+  int64_t m, n, k;
+};
+// Decode (M 1 .. 16), ragged edges in every dimension, K with a half stage
+// (K % 64 == 32), several M tiles.
+constexpr Shape kShapes[] = {{1, 64, 32}, {3, 333, 96}, {16, 1000, 256}, {31, 130, 608}, {129, 257, 160}, {300, 64, 512}};
+
+using DenseParam = std::tuple<fp8kit_path, int /*a*/, int /*out*/, int /*shape*/>;
+class Nvfp4Dense : public ::testing::TestWithParam<DenseParam> {};
+
+TEST_P(Nvfp4Dense, MatchesReference) {
+  const auto [path, ai, oi, si] = GetParam();
+  Nvfp4Case c{kShapes[si].m, kShapes[si].n, kShapes[si].k};
+  c.a_type = kATypes[ai];
+  c.d_type = kOuts[oi];
+  c.bias = (si % 2) == 1;
+  c.a_layout = (si % 3) == 2 ? FP8KIT_NVFP4_SCALES_LINEAR : FP8KIT_NVFP4_SCALES_SWIZZLED;
+  c.b_layout = (si % 2) == 0 ? FP8KIT_NVFP4_SCALES_LINEAR : FP8KIT_NVFP4_SCALES_SWIZZLED;
+  if (path == FP8KIT_PATH_SM120_MMA && c.a_type != FP8KIT_DTYPE_NVFP4) GTEST_SKIP() << "sm120_mma is W4A4 only";
+  run_dense(c, path);
+}
+
+std::string dense_name(const ::testing::TestParamInfo<DenseParam>& info) {
+  const auto [path, ai, oi, si] = info.param;
+  const char* p = path == FP8KIT_PATH_SM120_MMA ? "Sm120" : path == FP8KIT_PATH_SM75_HMMA ? "Hmma" : "Auto";
+  const Shape& s = kShapes[si];
+  return std::string(p) + "_" + fp8kit_dtype_name(kATypes[ai]) + "_" + fp8kit_dtype_name(kOuts[oi]) + "_" +
+         std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, Nvfp4Dense,
+                         ::testing::Combine(::testing::Values(FP8KIT_PATH_AUTO, FP8KIT_PATH_SM120_MMA,
+                                                              FP8KIT_PATH_SM75_HMMA),
+                                            ::testing::Range(0, 3), ::testing::Range(0, 3), ::testing::Range(0, 6)),
+                         dense_name);
+
+TEST(Nvfp4Dense, PaddedLeadingDimensionsAndNoAlpha) {
+  Nvfp4Case c{17, 200, 128};
+  c.lda_pad = 16, c.ldb_pad = 48, c.ldd_pad = 8, c.alpha = false;
+  run_dense(c, FP8KIT_PATH_AUTO);
+  c.a_type = FP8KIT_DTYPE_BF16, c.lda_pad = 8;
+  run_dense(c, FP8KIT_PATH_AUTO);
+}
+
+// ---- Grouped --------------------------------------------------------------
+
+struct GroupedRun {
+  fp8kit_grouped_layout layout;
+  fp8kit_dtype a_type;
+  fp8kit_path path;
+};
+
+// E experts with the given row counts (masked: counts up to max_m; contiguous:
+// ends), every output checked against its expert's reference.
+void run_grouped(const GroupedRun& run, const std::vector<int>& rows, int64_t n, int64_t k) {
+  using namespace fp8kit;
+  if (!ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  const bool masked = run.layout == FP8KIT_GROUPED_MASKED;
+  const bool a4 = run.a_type == FP8KIT_DTYPE_NVFP4;
+  const int64_t e_count = static_cast<int64_t>(rows.size());
+  const int64_t max_m = std::max<int64_t>(1, *std::max_element(rows.begin(), rows.end()));
+  int64_t total = 0;
+  for (int r : rows) total += r;
+  const int64_t t_rows = masked ? e_count * max_m : total;
+  const int64_t lda = a4 ? k / 2 : k, ldb = k / 2, ldd = n;
+  const auto layout = FP8KIT_NVFP4_SCALES_SWIZZLED;
+  // A as one [t_rows, k] operand (contiguous) or E of [max_m, k] (masked).
+  std::vector<uint8_t> a, sa, b, sb;
+  if (a4) {
+    if (masked) {
+      for (int64_t e = 0; e < e_count; ++e) {
+        std::vector<uint8_t> ae, se;
+        ref::fill_random_nvfp4(max_m, k, lda, layout, rng(), &ae, &se);
+        a.insert(a.end(), ae.begin(), ae.end());
+        sa.insert(sa.end(), se.begin(), se.end());
+      }
+    } else {
+      ref::fill_random_nvfp4(std::max<int64_t>(t_rows, 1), k, lda, layout, rng(), &a, &sa);
+    }
+  } else {
+    a.assign(static_cast<size_t>(std::max<int64_t>(t_rows, 1) * lda * 2), 0);
+    std::normal_distribution<double> nd(0, 1);
+    for (int64_t i = 0; i < t_rows * k; ++i) ref::store_element(run.a_type, a.data(), i, nd(rng()));
+  }
+  for (int64_t e = 0; e < e_count; ++e) {
+    std::vector<uint8_t> be, se;
+    ref::fill_random_nvfp4(n, k, ldb, layout, rng(), &be, &se);
+    b.insert(b.end(), be.begin(), be.end());
+    sb.insert(sb.end(), se.begin(), se.end());
+  }
+  std::vector<float> alpha(static_cast<size_t>(e_count));
+  for (int64_t e = 0; e < e_count; ++e) alpha[e] = static_cast<float>((1.0 + 0.25 * e) / std::sqrt(double(k)));
+  std::vector<int32_t> groups(static_cast<size_t>(e_count));
+  int32_t end = 0;
+  for (int64_t e = 0; e < e_count; ++e) groups[e] = masked ? rows[e] : (end += rows[e]);
+  const size_t d_bytes = static_cast<size_t>(std::max<int64_t>(t_rows, 1) * ldd * 2);
+  ref::DeviceBuffer da(a.size()), dsa(std::max<size_t>(sa.size(), 1)), db(b.size()), dsb(sb.size()),
+      dalpha(alpha.size() * 4), dg(groups.size() * 4), dd(d_bytes);
+  da.upload(a.data(), a.size());
+  if (!sa.empty()) dsa.upload(sa.data(), sa.size());
+  db.upload(b.data(), b.size());
+  dsb.upload(sb.data(), sb.size());
+  dalpha.upload(alpha.data(), alpha.size() * 4);
+  dg.upload(groups.data(), groups.size() * 4);
+  cudaMemset(dd.get(), ref::kPoisonByte, d_bytes);
+
+  fp8kit_nvfp4_grouped_gemm_desc d = FP8KIT_NVFP4_GROUPED_GEMM_DESC_INIT;
+  d.layout = run.layout, d.experts = e_count, d.rows = masked ? max_m : t_rows, d.n = n, d.k = k;
+  (masked ? d.counts : d.offs) = static_cast<const int32_t*>(dg.get());
+  d.op.a = da.get(), d.op.lda = lda, d.op.a_type = run.a_type;
+  d.op.a_scale = a4 ? dsa.get() : nullptr, d.op.a_scale_layout = layout;
+  d.op.b = db.get(), d.op.ldb = ldb, d.op.b_type = FP8KIT_DTYPE_NVFP4;
+  d.op.b_scale = dsb.get(), d.op.b_scale_layout = layout;
+  d.op.alpha = static_cast<const float*>(dalpha.get());
+  d.op.d = dd.get(), d.op.ldd = ldd, d.op.d_type = FP8KIT_DTYPE_BF16;
+  fp8kit_gemm_options o = FP8KIT_GEMM_OPTIONS_INIT;
+  o.path = run.path;
+  o.checked = 1;
+  const fp8kit_status s = fp8kit_nvfp4_grouped_gemm(&d, &o, nullptr);
+  if (s == FP8KIT_STATUS_UNSUPPORTED && run.path != FP8KIT_PATH_AUTO)
+    GTEST_SKIP() << fp8kit_path_name(run.path) << " cannot run here: " << fp8kit_last_error();
+  ASSERT_EQ(s, FP8KIT_STATUS_SUCCESS) << fp8kit_last_error();
+  std::vector<uint8_t> out(d_bytes);
+  dd.download(out.data(), d_bytes);
+
+  const int64_t b_scale_each = nvfp4::scale_bytes(n, k, layout);
+  const int64_t a_scale_each = nvfp4::scale_bytes(max_m, k, layout);
+  GemmOutcome r;
+  ref::NormSums sums;
+  int64_t row0 = 0;
+  for (int64_t e = 0; e < e_count; ++e) {
+    ref::HostNvfp4Gemm g;
+    g.m = rows[e], g.n = n, g.k = k, g.alpha = alpha[e];
+    const int64_t first = masked ? e * max_m : row0;
+    if (a4) {
+      // Masked: expert e's own scale matrix; contiguous: rows of the whole one.
+      g.a = masked ? ref::HostNvfp4Operand{run.a_type, a.data() + first * lda, lda, sa.data() + e * a_scale_each, layout}
+                   : ref::HostNvfp4Operand{run.a_type, a.data(), lda, sa.data(), layout};
+    } else {
+      g.a = ref::HostNvfp4Operand{run.a_type, a.data() + first * lda * 2, lda, nullptr, layout};
+    }
+    g.b = ref::HostNvfp4Operand{FP8KIT_DTYPE_NVFP4, b.data() + e * n * ldb, ldb, sb.data() + e * b_scale_each, layout};
+    const int64_t a_row_base = (a4 && !masked) ? first : 0;  // contiguous NVFP4 A indexes the whole matrix
+    for (int64_t m = 0; m < rows[e]; ++m)
+      for (int64_t col = 0; col < n; ++col) {
+        const double got = ref::load_element(FP8KIT_DTYPE_BF16, out.data(), (first + m) * ldd + col);
+        const int64_t am = a_row_base + m;
+        double v = 0, mag = 0;
+        for (int64_t kk = 0; kk < k; ++kk) {
+          const double p = g.a.at(am, kk, k) * g.b.at(col, kk, k);
+          v += p, mag += std::fabs(p);
+        }
+        ref::check_value(v * g.alpha, mag * g.alpha, k, FP8KIT_DTYPE_BF16, run.path, first + m, col, got, &r, &sums);
+      }
+    row0 += rows[e];
+  }
+  EXPECT_EQ(r.failures, 0) << r.failures << " of " << r.checked << "; first " << r.first_failure;
+  EXPECT_GT(r.checked, 0);
+}
+
+using GroupedParam = std::tuple<fp8kit_path, int /*layout*/, int /*a*/>;
+class Nvfp4Grouped : public ::testing::TestWithParam<GroupedParam> {};
+
+TEST_P(Nvfp4Grouped, RaggedAndEmptyExperts) {
+  const auto [path, li, ai] = GetParam();
+  const GroupedRun run{li ? FP8KIT_GROUPED_MASKED : FP8KIT_GROUPED_CONTIGUOUS, kATypes[ai], path};
+  if (path == FP8KIT_PATH_SM120_MMA && run.a_type != FP8KIT_DTYPE_NVFP4) GTEST_SKIP() << "sm120_mma is W4A4 only";
+  run_grouped(run, {5, 0, 1, 37, 16}, 136, 96);   // decode-sized experts, one empty
+  run_grouped(run, {130, 0, 64}, 72, 256);         // prefill-sized experts
+}
+
+std::string grouped_name(const ::testing::TestParamInfo<GroupedParam>& info) {
+  const fp8kit_path path = std::get<0>(info.param);
+  const char* p = path == FP8KIT_PATH_SM120_MMA ? "Sm120" : path == FP8KIT_PATH_SM75_HMMA ? "Hmma" : "Auto";
+  return std::string(p) + (std::get<1>(info.param) ? "_masked_" : "_contiguous_") +
+         fp8kit_dtype_name(kATypes[std::get<2>(info.param)]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, Nvfp4Grouped,
+                         ::testing::Combine(::testing::Values(FP8KIT_PATH_AUTO, FP8KIT_PATH_SM120_MMA,
+                                                              FP8KIT_PATH_SM75_HMMA),
+                                            ::testing::Range(0, 2), ::testing::Range(0, 3)),
+                         grouped_name);
+
+// ---- Quantiser --------------------------------------------------------------
+
+void run_quantize(int64_t m, int64_t k, fp8kit_dtype x_type, fp8kit_nvfp4_scale_layout layout, bool rms) {
+  using namespace fp8kit;
+  if (!ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  std::normal_distribution<double> nd(0, 2);
+  std::vector<uint16_t> xh(static_cast<size_t>(m * k)), wh(static_cast<size_t>(k));
+  std::vector<float> x(xh.size()), w;
+  for (size_t i = 0; i < xh.size(); ++i) {
+    ref::store_element(x_type, xh.data(), static_cast<int64_t>(i), nd(rng()));
+    x[i] = static_cast<float>(ref::load_element(x_type, xh.data(), static_cast<int64_t>(i)));
+  }
+  if (rms) {
+    w.resize(static_cast<size_t>(k));
+    for (int64_t i = 0; i < k; ++i) {
+      ref::store_element(x_type, wh.data(), i, 1.0 + 0.1 * nd(rng()));
+      w[i] = static_cast<float>(ref::load_element(x_type, wh.data(), i));
+    }
+  }
+  const float g = 448.f * 6.f / 8.f;
+  std::vector<uint8_t> want_q, want_s;
+  ref::nvfp4_quantize_reference(x, m, k, g, w, 1e-6f, layout, &want_q, &want_s);
+  ref::DeviceBuffer dx(xh.size() * 2), dw(wh.size() * 2), dq(want_q.size()), ds(want_s.size()), dg(4);
+  dx.upload(xh.data(), xh.size() * 2);
+  dw.upload(wh.data(), wh.size() * 2);
+  dg.upload(&g, 4);
+  cudaMemset(ds.get(), 0xff, want_s.size());
+  fp8kit_nvfp4_quantize_desc d = FP8KIT_NVFP4_QUANTIZE_DESC_INIT;
+  d.m = m, d.k = k, d.x = dx.get(), d.ldx = k, d.x_type = x_type;
+  d.q = dq.get(), d.ldq = k / 2, d.q_type = FP8KIT_DTYPE_NVFP4;
+  d.scale = ds.get(), d.scale_layout = layout, d.global_scale = static_cast<const float*>(dg.get());
+  d.rms_weight = rms ? dw.get() : nullptr, d.eps = 1e-6f;
+  ASSERT_EQ(fp8kit_nvfp4_quantize(&d, nullptr), FP8KIT_STATUS_SUCCESS) << fp8kit_last_error();
+  std::vector<uint8_t> q(want_q.size()), s(want_s.size());
+  dq.download(q.data(), q.size());
+  ds.download(s.data(), s.size());
+  if (!rms) {
+    EXPECT_EQ(q, want_q) << "packed values differ from the host reference";
+    EXPECT_EQ(s, want_s) << "scales (with the swizzled padding) differ from the host reference";
+    return;
+  }
+  // RMSNorm: the row's 1/rms differs in its last bits (the device's reduction
+  // order, rsqrtf): codes may differ by one step where a value sits on a
+  // rounding edge, scales by one E4M3 step.
+  int64_t far = 0;
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t kb = 0; kb < k / 16; ++kb) {
+      const int a = ref::scale_byte(s.data(), layout, r, kb, k), b = ref::scale_byte(want_s.data(), layout, r, kb, k);
+      far += std::abs(a - b) > 1;
+    }
+  EXPECT_EQ(far, 0);
+}
+
+TEST(Nvfp4Quantize, MatchesTheHostReference) {
+  for (auto x : {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16})
+    for (auto layout : {FP8KIT_NVFP4_SCALES_SWIZZLED, FP8KIT_NVFP4_SCALES_LINEAR}) {
+      run_quantize(1, 16, x, layout, false);
+      run_quantize(130, 80, x, layout, false);
+      run_quantize(7, 4096, x, layout, false);
+      run_quantize(33, 272, x, layout, true);
+    }
+}
+
+}  // namespace
