@@ -165,7 +165,7 @@ void print_families(const nlohmann::json& a) {
   std::vector<std::string> gpus;
   for (const auto& g : a["gpus"]) gpus.push_back(g["gpu"].get<std::string>());
   std::printf("\nSelf-audit, kernels per family of the library's registry and per GPU (S: SASS, j: JIT):\n");
-  std::printf("  %-26s", "family");
+  std::printf("  %-30s", "family");
   for (const auto& g : gpus) std::printf(" %5s", g.c_str());
   std::printf("  tensor ops\n");
   std::string current;
@@ -173,7 +173,7 @@ void print_families(const nlohmann::json& a) {
   std::set<std::string> ops;  // the family's tensor-core instructions over its SASS images
   auto flush = [&] {
     if (current.empty()) return;
-    std::printf("  %-26s", current.c_str());
+    std::printf("  %-30s", current.c_str());
     for (const auto& g : gpus) std::printf(" %5s", cells.count(g) ? cells[g].c_str() : "?");
     std::string names;
     for (const std::string& o : ops) names += (names.empty() ? "" : " ") + o;

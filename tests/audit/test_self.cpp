@@ -131,7 +131,15 @@ TEST_P(GemmSass, TensorCoresOfTheTarget) {
     ASSERT_FALSE(family.empty());
     EXPECT_EQ(k.outcome, Outcome::Sass);
     ++per_family[family];
-    if (ends_with(family, "sm90_wgmma")) {
+    if (is_nvfp4_kernel(k)) {
+      // NVFP4: the block-scaled FP4 mma alone on SM12x; elsewhere decoded to 16 bits, HMMA.
+      if (ends_with(family, "sm120_mma")) {
+        EXPECT_EQ(k.tensor_ops, tc::kOmmaSf) << tensor_ops_names(k.tensor_ops);
+      } else {
+        EXPECT_TRUE(k.tensor_ops & tc::kHmma) << tensor_ops_names(k.tensor_ops);
+        EXPECT_FALSE(k.tensor_ops & tc::kFp8Native) << tensor_ops_names(k.tensor_ops);
+      }
+    } else if (ends_with(family, "sm90_wgmma")) {
       EXPECT_TRUE(k.tensor_ops & tc::kQgmma) << tensor_ops_names(k.tensor_ops);
       EXPECT_FALSE(k.tensor_ops & tc::kHmma) << tensor_ops_names(k.tensor_ops);
     } else if (ends_with(family, "sm120_mma")) {
