@@ -53,16 +53,16 @@ CONTIGUOUS, MASKED = 0, 1
 PATH_AUTO = 0
 
 
-# The C descriptors, defined once in the package (this checkout's, when it is
-# not installed).
+# The C descriptors, packed by the package (this checkout's, when it is not
+# installed) as the header lays them out.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from fp8kit._lib import GemmDesc, GroupedDesc  # noqa: E402
+from fp8kit._lib import gemm_desc, grouped_desc as pack_grouped  # noqa: E402
 
 
 def load_library():
     lib = ctypes.CDLL(os.environ.get("FP8KIT_LIBRARY", "libfp8kit.so"))
-    lib.fp8kit_gemm.argtypes = [ctypes.POINTER(GemmDesc), ctypes.c_void_p, ctypes.c_void_p]
-    lib.fp8kit_grouped_gemm.argtypes = [ctypes.POINTER(GroupedDesc), ctypes.c_void_p, ctypes.c_void_p]
+    lib.fp8kit_gemm.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p]
+    lib.fp8kit_grouped_gemm.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p]
     lib.fp8kit_last_error.restype = ctypes.c_char_p
     return lib
 
@@ -150,18 +150,10 @@ class Weights:
 def grouped_desc(layout, w, rows, groups, a, a_scale, d, weights=None):
     """The call's descriptor; `weights` (B, scale) replaces w's own."""
     b, b_scale = weights or (w.b, w.scale)
-    desc = GroupedDesc()
-    desc.layout, desc.experts, desc.rows, desc.n, desc.k = layout, w.experts, rows, w.n, w.k
-    if layout == CONTIGUOUS:
-        desc.offs = groups.data_ptr()
-    else:
-        desc.counts = groups.data_ptr()
-    desc.a, desc.lda, desc.a_type = a.data_ptr(), w.k, E4M3
-    desc.b, desc.ldb, desc.b_type = b.data_ptr(), w.k, E4M3
-    desc.d, desc.ldd, desc.d_type = d.data_ptr(), w.n, BF16
-    desc.a_scale_mode, desc.a_scale = SCALE_ROW, a_scale.data_ptr()
-    desc.b_scale_mode, desc.b_scale = SCALE_COL, b_scale.data_ptr()
-    return desc
+    offs, counts = (groups.data_ptr(), 0) if layout == CONTIGUOUS else (0, groups.data_ptr())
+    return pack_grouped(layout, w.experts, rows, w.n, w.k, offs, counts, a.data_ptr(), w.k, E4M3, b.data_ptr(), w.k,
+                        E4M3, d.data_ptr(), w.n, BF16, SCALE_ROW, a_scale.data_ptr(), SCALE_COL, b_scale.data_ptr(),
+                        0, 0)
 
 
 def dense_loop(w, sizes, a, a_scale, d):
@@ -169,20 +161,15 @@ def dense_loop(w, sizes, a, a_scale, d):
     descs, start = [], 0
     for e, rows in enumerate(sizes):
         if rows:
-            g = GemmDesc()
-            g.m, g.n, g.k = rows, w.n, w.k
-            g.a, g.lda, g.a_type = a.data_ptr() + start * w.k, w.k, E4M3
-            g.b, g.ldb, g.b_type = w.b[e].data_ptr(), w.k, E4M3
-            g.d, g.ldd, g.d_type = d.data_ptr() + start * w.n * 2, w.n, BF16
-            g.a_scale_mode, g.a_scale = SCALE_ROW, a_scale.data_ptr() + start * 4
-            g.b_scale_mode, g.b_scale = SCALE_COL, w.scale[e].data_ptr()
-            descs.append(g)
+            descs.append(gemm_desc(rows, w.n, w.k, a.data_ptr() + start * w.k, w.k, E4M3, w.b[e].data_ptr(), w.k,
+                                   E4M3, d.data_ptr() + start * w.n * 2, w.n, BF16, SCALE_ROW,
+                                   a_scale.data_ptr() + start * 4, SCALE_COL, w.scale[e].data_ptr(), 0, 0))
         start += rows
 
     def run():
         s = stream_handle()
         for g in descs:
-            check(LIB.fp8kit_gemm(ctypes.byref(g), None, s))
+            check(LIB.fp8kit_gemm(g, None, s))
     return run
 
 
@@ -197,7 +184,7 @@ def prefill_case(w, tokens, top_k, routing, exponent, gen, route_gen, reps):
     flops = 2.0 * t * w.n * w.k
     row = {"tokens": tokens, "routed_rows": t, "routing": routing, "max_rows": max(sizes),
            "active_experts": sum(1 for s in sizes if s)}
-    ms = time_ms(lambda: check(LIB.fp8kit_grouped_gemm(ctypes.byref(desc), None, stream_handle())), reps)
+    ms = time_ms(lambda: check(LIB.fp8kit_grouped_gemm(desc, None, stream_handle())), reps)
     row["fp8kit_ms"], row["fp8kit_tflops"] = ms, flops / ms / 1e9
     ref = d.clone()
     try:
@@ -226,11 +213,11 @@ def capture(descs, stream):
     """One graph of the calls `descs`, in order, after one eager call (attributes, image)."""
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.stream(stream):
-        check(LIB.fp8kit_grouped_gemm(ctypes.byref(descs[0]), None, stream_handle()))
+        check(LIB.fp8kit_grouped_gemm(descs[0], None, stream_handle()))
         torch.cuda.synchronize()
         with torch.cuda.graph(graph, stream=stream):
             for desc in descs:
-                check(LIB.fp8kit_grouped_gemm(ctypes.byref(desc), None, stream_handle()))
+                check(LIB.fp8kit_grouped_gemm(desc, None, stream_handle()))
     return graph
 
 
@@ -302,7 +289,7 @@ def layers_case(w, counts, max_m, gen, reps, layers, stream):
     call_counts, a, a_scale, d, tensor = inputs[-1]
     ref = torch.full_like(d, float("nan"))
     alone = grouped_desc(MASKED, w, max_m, call_counts, a, a_scale, ref, w.tensor(tensor, gen))
-    check(LIB.fp8kit_grouped_gemm(ctypes.byref(alone), None, stream_handle()))
+    check(LIB.fp8kit_grouped_gemm(alone, None, stream_handle()))
     torch.cuda.synchronize()
     valid = (torch.arange(max_m, device="cuda")[None, :] < call_counts[:, None]).flatten()
     got, want = d[valid].float(), ref[valid].float()

@@ -209,11 +209,18 @@ def quantize(m, k, x, ldx, x_type, q, ldq, q_type, mode, scale, rms_weight, eps,
     check((_lib or library()).fp8kit_quantize(desc, stream))
 
 
+def grouped_desc(layout, experts, rows, n, k, offs, counts, a, lda, a_type, b, ldb, b_type, d, ldd, d_type,
+                 a_mode, a_scale, b_mode, b_scale, bias, bias_type):
+    """The packed fp8kit_grouped_gemm_desc; pointers are ints (0 for none)."""
+    return _pack_grouped(_GROUPED.size, layout, experts, rows, n, k, offs, counts, a, lda, a_type, b, ldb, b_type,
+                         d, ldd, d_type, a_mode, a_scale, b_mode, b_scale, bias, bias_type)
+
+
 def grouped_gemm(layout, experts, rows, n, k, offs, counts, a, lda, a_type, b, ldb, b_type, d, ldd, d_type,
                  a_mode, a_scale, b_mode, b_scale, bias, bias_type, stream):
     """fp8kit_grouped_gemm with the package's options on `stream`; pointers are ints (0 for none)."""
-    desc = _pack_grouped(_GROUPED.size, layout, experts, rows, n, k, offs, counts, a, lda, a_type, b, ldb, b_type,
-                         d, ldd, d_type, a_mode, a_scale, b_mode, b_scale, bias, bias_type)
+    desc = grouped_desc(layout, experts, rows, n, k, offs, counts, a, lda, a_type, b, ldb, b_type, d, ldd, d_type,
+                        a_mode, a_scale, b_mode, b_scale, bias, bias_type)
     check((_lib or library()).fp8kit_grouped_gemm(desc, _no_workspace, stream))
 
 
