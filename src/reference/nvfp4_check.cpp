@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/arg_checks.hpp"
+#include "core/math.hpp"
 #include "core/nvfp4_layout.hpp"
 #include "reference/fp8_codec.hpp"
 
@@ -50,7 +52,8 @@ Nvfp4Problem::Nvfp4Problem(const Nvfp4Case& c, std::mt19937_64& rng)
     : c_(c),
       lda_((c.a_type == FP8KIT_DTYPE_NVFP4 ? c.k / 2 : c.k) + c.lda_pad),
       ldb_(c.k / 2 + c.ldb_pad),
-      ldd_(c.n + c.ldd_pad),
+      // D's rows are 16-byte aligned (nvfp4.h), so a ragged N gets a padded ldd.
+      ldd_(round_up(c.n + c.ldd_pad, kBaseAlign / dtype_bytes(c.d_type))),
       alpha_(static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.k)))),
       d_bytes_(static_cast<size_t>(c.m * ldd_ * dtype_bytes(c.d_type))) {
   if (c.a_type == FP8KIT_DTYPE_NVFP4) {
