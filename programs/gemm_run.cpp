@@ -34,7 +34,7 @@ nlohmann::json run_gemm(const GemmRun& run) {
   fp8kit_status s = fp8kit_gemm_select(&problem.desc(), &opt, &chosen);
   if (s == FP8KIT_STATUS_SUCCESS) s = fp8kit_gemm(&problem.desc(), &opt, nullptr);
   j["status"] = fp8kit_status_name(s);
-  j["path"] = fp8kit_path_name(chosen == FP8KIT_PATH_AUTO ? path : chosen);  // a refused forced path: its name
+  j["path"] = fp8kit_path_name(chosen == FP8KIT_PATH_AUTO ? run.path : chosen);  // a refused forced path: its name
   if (s != FP8KIT_STATUS_SUCCESS) {
     j["ok"] = false;
     j["message"] = fp8kit_last_error();
