@@ -116,6 +116,21 @@ typedef enum fp8kit_path {
   FP8KIT_PATH_FORCE_INT32 = 0x7fffffff
 } fp8kit_path;
 
+/* How the sm90_wgmma path sums K (fp8kit_gemm_options.accumulation). Hopper's
+ * FP8 wgmma keeps about 14 mantissa bits in its accumulator. PROMOTED (the
+ * default) adds each 128-deep K block's sum into an f32 accumulator, so that
+ * error is bounded by one block's magnitude; FAST keeps the whole K sum in the
+ * wgmma accumulator (as torch._scaled_mm's use_fast_accum and CUTLASS's
+ * FP8FastAccum kernels do): faster, with an error that grows with K
+ * (docs/testing.md states both bounds). Block scales are always promoted per K
+ * block, so FAST is refused with them; the portable paths accumulate in f32
+ * either way. */
+typedef enum fp8kit_accumulation {
+  FP8KIT_ACCUMULATION_PROMOTED = 0,
+  FP8KIT_ACCUMULATION_FAST = 1,
+  FP8KIT_ACCUMULATION_FORCE_INT32 = 0x7fffffff
+} fp8kit_accumulation;
+
 /* The operands of a GEMM, shared by the dense and the grouped descriptor
  * (embedded in both; this struct itself never grows). */
 typedef struct fp8kit_gemm_operands {
@@ -165,6 +180,8 @@ typedef struct fp8kit_gemm_options {
                             before the kernel; in a graph a node that also breaks
                             programmatic launch). After a failed or aborted call, or any
                             other use of the memory, zero it again. Off by default. */
+  fp8kit_accumulation accumulation; /* PROMOTED (default) or FAST: see fp8kit_accumulation */
+  int reserved;          /* zero */
 } fp8kit_gemm_options;
 
 #define FP8KIT_GEMM_OPTIONS_INIT FP8KIT_STRUCT_INIT_(fp8kit_gemm_options)

@@ -25,6 +25,25 @@ fp8kit_status validate_nvfp4_gemm(const fp8kit_nvfp4_gemm_desc& d, Nvfp4Params* 
 fp8kit_status validate_nvfp4_grouped(const fp8kit_nvfp4_grouped_gemm_desc& d, Nvfp4GroupedParams* g);
 fp8kit_status validate_nvfp4_quantize(const fp8kit_nvfp4_quantize_desc& d, Nvfp4QuantizeParams* q);
 
+// Options a problem cannot honour, refused by name: FAST accumulation with
+// block scales, which are applied per 128-deep K block and so are promoted
+// there. Other kinds take every option (the NVFP4 and quantisation kernels
+// sum in f32 whatever `accumulation` says).
+template <typename Problem>
+fp8kit_status check_options(const Problem&, const fp8kit_gemm_options&) {
+  return FP8KIT_STATUS_SUCCESS;
+}
+inline fp8kit_status check_options(const GemmParams& p, const fp8kit_gemm_options& o) {
+  if (o.accumulation == FP8KIT_ACCUMULATION_FAST && p.a_scale_mode == FP8KIT_SCALE_BLOCK)
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT,
+                "options->accumulation = FAST: block scales (a_scale_mode = BLOCK) are applied, and so promoted, "
+                "per 128-deep K block; FAST applies to per-tensor, per-token and per-channel scales");
+  return FP8KIT_STATUS_SUCCESS;
+}
+inline fp8kit_status check_options(const GroupedParams& g, const fp8kit_gemm_options& o) {
+  return check_options(g.dense, o);
+}
+
 template <>
 struct Op<fp8kit_gemm_desc> {
   using Problem = GemmParams;

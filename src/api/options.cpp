@@ -21,6 +21,11 @@ fp8kit_status resolve_options(const fp8kit_gemm_options* in, fp8kit_gemm_options
   if (out->path == FP8KIT_PATH_AUTO) out->path = env.path;
   if (env.checked) out->checked = 1;
   if (env.programmatic_launch) out->programmatic_launch = 1;
+  if (raw(out->accumulation) != FP8KIT_ACCUMULATION_PROMOTED && raw(out->accumulation) != FP8KIT_ACCUMULATION_FAST)
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "options->accumulation = %d: must be PROMOTED (0) or FAST (1)",
+                raw(out->accumulation));
+  if (out->reserved != 0)
+    return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "options->reserved = %d: must be zero", out->reserved);
   if (out->workspace_size && !out->workspace)
     return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "options->workspace is NULL but workspace_size is %zu",
                 out->workspace_size);
@@ -34,6 +39,7 @@ LaunchEnv launch_env_of(const fp8kit_gemm_options& options) {
   env.workspace = options.workspace;
   env.workspace_size = options.workspace_size;
   env.workspace_zeroed = options.workspace_zeroed != 0;
+  env.fast_accumulation = options.accumulation == FP8KIT_ACCUMULATION_FAST;
   return env;
 }
 

@@ -41,6 +41,7 @@ fp8kit_status prepare(const Desc* desc, const fp8kit_gemm_options* options, Prep
   if (!desc) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "desc is NULL");
   FP8KIT_RETURN_IF_FAILED(O::validate(*desc, &out->problem));
   FP8KIT_RETURN_IF_FAILED(resolve_options(options, &out->options));
+  FP8KIT_RETURN_IF_FAILED(check_options(out->problem, out->options));
   if constexpr (!O::kTakesPath) out->options.path = FP8KIT_PATH_AUTO;
   FP8KIT_RETURN_IF_FAILED(current_device(&out->device));
   FP8KIT_RETURN_IF_FAILED(check_device_pointers(O::pointers(out->problem, out->options), out->device->device));

@@ -51,7 +51,9 @@ struct Versioned<fp8kit_quantize_desc>
   static constexpr const char* kName = "desc";
 };
 template <>
-struct Versioned<fp8kit_gemm_options> : VersionedSizes<offsetof(fp8kit_gemm_options, workspace_zeroed) + sizeof(int)> {
+struct Versioned<fp8kit_gemm_options>
+    : VersionedSizes<offsetof(fp8kit_gemm_options, workspace_zeroed) + sizeof(int),
+                     offsetof(fp8kit_gemm_options, reserved) + sizeof(int)> {
   static constexpr const char* kName = "options";
 };
 template <>

@@ -12,6 +12,7 @@ struct LaunchEnv {
   void* workspace = nullptr;
   size_t workspace_size = 0;
   bool workspace_zeroed = false;  // fp8kit_gemm_options.workspace_zeroed: no per-call memset
+  bool fast_accumulation = false;  // fp8kit_gemm_options.accumulation == FAST: no per-K-block promotion
 };
 
 }  // namespace fp8kit

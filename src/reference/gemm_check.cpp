@@ -45,12 +45,19 @@ double out_tiny(fp8kit_dtype t) {
 // path promotes every 128-deep K block into f32. Measured worst on inputs
 // with extremes: 1.3e-3 mag (2^-9.6). The bound 2^-8 mag keeps a 3x margin
 // and stays far below the error of a wrong scale or a missing k32 slice
-// (about mag / sqrt(K)).
-double acc_error(fp8kit_path path, int64_t k) {
+// (about mag / sqrt(K)). FAST accumulation keeps the whole K sum in the
+// wgmma accumulator, so each 128-deep K block adds at most what one promoted
+// block may: 2^-8 mag per block, ceil(K / 128) of them (a first bound, linear
+// in K; docs/testing.md gives the worst measured against it). The portable
+// paths sum in f32 whatever the option says.
+double acc_error(fp8kit_path path, int64_t k, fp8kit_accumulation accumulation) {
   constexpr double kTruncation = 2.0;
+  constexpr int64_t kPromotedBlock = 128;
   const double f32_chain = kTruncation * static_cast<double>(k + 8) * kU24;
-  if (path == FP8KIT_PATH_SM90_WGMMA) return std::ldexp(1.0, -8) + f32_chain;
-  return f32_chain;
+  if (path != FP8KIT_PATH_SM90_WGMMA) return f32_chain;
+  const double blocks =
+      accumulation == FP8KIT_ACCUMULATION_FAST ? static_cast<double>((k + kPromotedBlock - 1) / kPromotedBlock) : 1.0;
+  return blocks * std::ldexp(1.0, -8) + f32_chain;
 }
 
 // Where an output dtype overflows: its largest finite value plus half an ulp
@@ -126,14 +133,14 @@ void DeviceBuffer::download(void* dst, size_t bytes) const {
 double NormSums::relative() const { return ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2); }
 
 void check_element(const HostGemm& g, fp8kit_dtype d_type, fp8kit_path path, int64_t row, int64_t col, double got,
-                   GemmOutcome* out, NormSums* sums) {
+                   GemmOutcome* out, NormSums* sums, fp8kit_accumulation accumulation) {
   check_value(reference_element(g, row, col), reference_magnitude(g, row, col), g.k, d_type, path, row, col, got, out,
-              sums);
+              sums, accumulation);
 }
 
 void check_value(double r, double mag, int64_t k, fp8kit_dtype d_type, fp8kit_path path, int64_t row, int64_t col,
-                 double got, GemmOutcome* out, NormSums* sums) {
-  const double u = out_unit(d_type), tiny = out_tiny(d_type), acc_rel = acc_error(path, k);
+                 double got, GemmOutcome* out, NormSums* sums, fp8kit_accumulation accumulation) {
+  const double u = out_unit(d_type), tiny = out_tiny(d_type), acc_rel = acc_error(path, k, accumulation);
   const double acc_err = acc_rel * mag;
   const double bound = u * std::fabs(r) + (1 + u) * acc_err + tiny;
   ++out->checked;
@@ -154,6 +161,9 @@ void check_value(double r, double mag, int64_t k, fp8kit_dtype d_type, fp8kit_pa
   sums->ref2 += r * r;
   const double ratio = std::isfinite(err) ? err / bound : INFINITY;
   if (ratio > out->worst_ratio) out->worst_ratio = ratio;
+  // The part of the error beyond D's own rounding, relative to mag.
+  const double beyond_rounding = std::fmax(0.0, err - u * std::fabs(r) - tiny) / mag;
+  if (mag > 0 && beyond_rounding > out->worst_acc_error) out->worst_acc_error = beyond_rounding;
   if (!(err <= bound)) {
     if (out->failures++ == 0) {
       std::ostringstream s;
@@ -167,7 +177,8 @@ std::string GemmCase::label() const {
   std::ostringstream s;
   s << m << "x" << n << "x" << k << " " << fp8kit_dtype_name(a_type) << "*" << fp8kit_dtype_name(b_type) << "->"
     << fp8kit_dtype_name(d_type) << " scales " << fp8kit_scale_mode_name(a_mode) << "/" << fp8kit_scale_mode_name(b_mode)
-    << (bias ? std::string(" bias ") + fp8kit_dtype_name(bias_type) : std::string());
+    << (bias ? std::string(" bias ") + fp8kit_dtype_name(bias_type) : std::string())
+    << (accumulation == FP8KIT_ACCUMULATION_FAST ? " fast" : "");
   return s.str();
 }
 
@@ -239,7 +250,8 @@ GemmOutcome Problem::check(fp8kit_path path, std::mt19937_64& rng, int64_t full_
 
   NormSums sums;
   auto check = [&](int64_t row, int64_t col) {
-    check_element(g, c.d_type, path, row, col, load_element(c.d_type, host.data(), row * ldd + col), &out, &sums);
+    check_element(g, c.d_type, path, row, col, load_element(c.d_type, host.data(), row * ldd + col), &out, &sums,
+                  c.accumulation);
   };
   if (c.m * c.n <= full_check_limit) {
     for (int64_t row = 0; row < c.m; ++row)
@@ -268,6 +280,7 @@ GemmOutcome run_case(const GemmCase& c, fp8kit_path path, std::mt19937_64& rng, 
   fp8kit_gemm_options_init(&opt);
   opt.path = path;
   opt.checked = 1;
+  opt.accumulation = c.accumulation;
   GemmOutcome out;
   fp8kit_path chosen = path;
   out.status = fp8kit_gemm_select(&problem.desc(), &opt, &chosen);

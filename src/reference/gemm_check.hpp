@@ -11,8 +11,9 @@
 // accumulation (worst case (K+8) roundings, scales and bias included), and the
 // final rounding: e_path = 2 (K + 8) 2^-24 for f32 accumulation (2 allows
 // truncating tensor cores); the sm90 wgmma path adds 2^-8 for its
-// reduced-precision accumulation inside each 128-deep K block (measured and
-// argued in gemm_check.cpp, acc_error).
+// reduced-precision accumulation inside each 128-deep K block, ceil(K / 128)
+// times that with FAST accumulation (measured and argued in gemm_check.cpp,
+// acc_error).
 #pragma once
 
 #include <cstdint>
@@ -55,6 +56,7 @@ struct GemmCase {
   bool bias = false;
   fp8kit_dtype bias_type = FP8KIT_DTYPE_F32;
   int64_t lda_pad = 0, ldb_pad = 0, ldd_pad = 0;  // extra elements per row
+  fp8kit_accumulation accumulation = FP8KIT_ACCUMULATION_PROMOTED;  // options.accumulation (and the bound)
   std::string label() const;
 };
 
@@ -66,6 +68,7 @@ struct GemmOutcome {
   int64_t unwritten = 0;     // poisoned elements left inside [M, N]
   int64_t clobbered = 0;     // bytes written outside [M, N] (padding, guard)
   double worst_ratio = 0;    // max |err| / bound
+  double worst_acc_error = 0;  // max (|err| - D's rounding) / mag: the accumulation error seen
   double rel_norm_err = 0;   // ||out - ref|| / ||ref|| over the checked elements
   std::string first_failure;
 };
@@ -97,12 +100,14 @@ struct NormSums {
 // against the reference under the bound above (path selects e_path); counts
 // it into out (checked, failures, worst_ratio, first_failure) and sums.
 void check_element(const HostGemm& g, fp8kit_dtype d_type, fp8kit_path path, int64_t row, int64_t col, double got,
-                   GemmOutcome* out, NormSums* sums);
+                   GemmOutcome* out, NormSums* sums,
+                   fp8kit_accumulation accumulation = FP8KIT_ACCUMULATION_PROMOTED);
 
 // The same check of `got` against a reference value r of magnitude mag, for
 // a K-deep f32 accumulation (the NVFP4 checks share it).
 void check_value(double r, double mag, int64_t k, fp8kit_dtype d_type, fp8kit_path path, int64_t row, int64_t col,
-                 double got, GemmOutcome* out, NormSums* sums);
+                 double got, GemmOutcome* out, NormSums* sums,
+                 fp8kit_accumulation accumulation = FP8KIT_ACCUMULATION_PROMOTED);
 
 // A random problem, on the host (for the reference) and on the device.
 // Inputs: mostly N(0,1) quantised, a few any-finite bytes of magnitude <= 448

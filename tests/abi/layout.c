@@ -55,6 +55,7 @@ int main(void) {
   FIELD(fp8kit_gemm_options, struct_size), FIELD(fp8kit_gemm_options, path), FIELD(fp8kit_gemm_options, checked);
   FIELD(fp8kit_gemm_options, workspace), FIELD(fp8kit_gemm_options, workspace_size);
   FIELD(fp8kit_gemm_options, programmatic_launch), FIELD(fp8kit_gemm_options, workspace_zeroed);
+  FIELD(fp8kit_gemm_options, accumulation), FIELD(fp8kit_gemm_options, reserved);
   end();
   begin("fp8kit_path_choice", sizeof(fp8kit_path_choice));
   FIELD(fp8kit_path_choice, struct_size), FIELD(fp8kit_path_choice, path), FIELD(fp8kit_path_choice, tensor_cores);

@@ -182,3 +182,28 @@ TEST(Validation, ValidInputReachesTheDevice) {
     EXPECT_NE(std::string(fp8kit_last_error()).find("a = "), std::string::npos) << fp8kit_last_error();
   }
 }
+
+// options.accumulation: a value outside the enum, a nonzero reserved field
+// and FAST with block scales are refused before anything else, by name.
+TEST(Validation, AccumulationOption) {
+  fp8kit_gemm_desc d = valid_desc();
+  fp8kit_gemm_options o = FP8KIT_GEMM_OPTIONS_INIT;
+  auto refused = [&](const char* text) {
+    const fp8kit_status s = fp8kit_gemm(&d, &o, nullptr);
+    return s == FP8KIT_STATUS_INVALID_ARGUMENT && std::string(fp8kit_last_error()).find(text) != std::string::npos;
+  };
+  o.accumulation = static_cast<fp8kit_accumulation>(7);
+  EXPECT_TRUE(refused("options->accumulation = 7")) << fp8kit_last_error();
+  o.accumulation = FP8KIT_ACCUMULATION_PROMOTED;
+  o.reserved = 1;
+  EXPECT_TRUE(refused("options->reserved = 1")) << fp8kit_last_error();
+  o.reserved = 0;
+  o.accumulation = FP8KIT_ACCUMULATION_FAST;
+  d.k = 256;
+  d.op.lda = d.op.ldb = 256;
+  d.op.a_scale_mode = d.op.b_scale_mode = FP8KIT_SCALE_BLOCK;
+  EXPECT_TRUE(refused("options->accumulation = FAST: block scales")) << fp8kit_last_error();
+  fp8kit_gemm_options defaults;
+  fp8kit_gemm_options_init(&defaults);
+  EXPECT_EQ(defaults.accumulation, FP8KIT_ACCUMULATION_PROMOTED);
+}

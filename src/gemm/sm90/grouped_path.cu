@@ -94,6 +94,7 @@ cudaError_t launch(const GroupedParams& g, const DeviceInfo& dev, const LaunchEn
   if (pl.grid == 0) return cudaSuccess;  // no rows at all (grouped_plan.hpp)
 
   sm90::KernelArgs args = grouped_args(g, pl, v);
+  args.fast_accum = env.fast_accumulation;
   CUtensorMap map_x{}, map_y{}, map_d{};
   GemmParams d_shape = p;  // D's map: every expert's rows
   d_shape.m = args.d_rows;

@@ -82,6 +82,8 @@ struct KernelArgs {
                             //   into each stage's slot; 0: the scale warp copies them (TileConfig::kCoarseChunks)
   int weights_first;        // programmatic launch: the first stages' weight tiles go out before
                             //   griddepcontrol.wait (mainloop.cuh); 0: X and Y per stage in order
+  int fast_accum;           // FAST accumulation (non-block tiles): the K sum stays in the wgmma
+                            //   accumulator, no per-K-block promotion (mainloop.cuh)
   GroupedArgs grouped;      // grouped tiles only (num_units, tiles_x / y unused there)
   ClusterArgs cluster;      // 2-CTA clusters with TMA multicast (dense normal tiles only)
 };

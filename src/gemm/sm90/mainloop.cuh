@@ -134,6 +134,9 @@ __device__ __forceinline__ void release_stage(SharedStorage<T>& smem, int stage,
 // sum's. kDoubleAcc: two accumulators alternate, so K block i+1's wgmma runs
 // while block i is promoted. Otherwise one accumulator serves the sub-tiles
 // in turn, and the other consumer's wgmma keeps the tensor pipe busy.
+// FAST accumulation (p.fast_accum, non-block tiles): no promotion; each
+// sub-tile's wgmma accumulates all of the unit's K blocks into `master`
+// itself, one K block's groups in flight while the next is issued.
 // `acc0` and `acc1` live across units (the caller's), `master` is set here.
 // `cs`: the position in B's scale chunks (dense normal block tiles, the caller's).
 template <class T, fp8kit_dtype TX, fp8kit_dtype TY>
@@ -156,17 +159,41 @@ __device__ __forceinline__ void mma_unit(const Unit& w, const KernelArgs& p, Sha
 #pragma unroll
     for (int r = 0; r < R; ++r) master[s][r] = 0.0f;
   if (nkb <= 0) return;  // an empty split of a cluster (cluster_split.cuh): nothing was loaded
-  // Issues the four k32 steps of one K block from stage `st`, X rows from `x_row`.
-  auto issue_block = [&](float (&a)[R], int st, int x_row) {
+  // Issues the four k32 steps of one K block from stage `st`, X rows from
+  // `x_row`; the first overwrites `a` unless `accumulate`.
+  auto issue_block = [&](float (&a)[R], int st, int x_row, bool accumulate = false) {
     const uint64_t dx = ptx::smem_desc(&smem.x[st][x_row * kBlockK]);
     const uint64_t dy = ptx::smem_desc(smem.y[st]);
     ptx::fence_operands(a);
     ptx::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < kKSteps; ++kk)
-      ptx::wgmma<BN, TX, TY>(a, dx + kk * ptx::kDescKStep, dy + kk * ptx::kDescKStep, kk > 0 ? 1u : 0u);
+      ptx::wgmma<BN, TX, TY>(a, dx + kk * ptx::kDescKStep, dy + kk * ptx::kDescKStep,
+                             (accumulate || kk > 0) ? 1u : 0u);
     ptx::wgmma_commit();
   };
+
+  if constexpr (!Cfg::kBlock)
+    if (p.fast_accum) {
+      // One group per sub-tile per K block; waiting down to kSub groups
+      // retires the previous block's, whose stage is then freed.
+      int prev_stage = 0;
+      for (int i = 0; i < nkb; ++i, ps.advance()) {
+        ptx::wait_barrier(&smem.full[ps.stage], ps.phase);
+#pragma unroll
+        for (int s = 0; s < kSub; ++s) issue_block(master[s], ps.stage, (consumer * kSub + s) * kWgmmaM, true);
+        if (i > 0) {
+          ptx::wgmma_wait<kSub>();
+          release_stage<T>(smem, prev_stage, lane0, paired, slot_by_tma);
+        }
+        prev_stage = ps.stage;
+      }
+      ptx::wgmma_wait<0>();
+#pragma unroll
+      for (int s = 0; s < kSub; ++s) ptx::fence_operands(master[s]);
+      release_stage<T>(smem, prev_stage, lane0, paired, slot_by_tma);
+      return;
+    }
 
   if constexpr (!Cfg::kDoubleAcc) {
     // One accumulator, promoted per sub-tile. Block scales come with the

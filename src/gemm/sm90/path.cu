@@ -97,6 +97,7 @@ sm90::KernelArgs kernel_args(const GemmParams& p, const sm90::Plan& pl, const sm
   args.n_tma = sm90::n_tma_of(p);
   args.d_type = p.d_type;
   args.weights_first = env.programmatic_launch;
+  args.fast_accum = env.fast_accumulation;
   args.cluster = {pl.cluster, pl.share_x ? 1 : 0};
   args.partial_regs = pl.partial_regs;
   args.cluster_splits = pl.cluster_splits > 1 ? pl.cluster_splits : 0;
