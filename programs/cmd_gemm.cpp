@@ -17,6 +17,7 @@ namespace {
 struct Options {
   int64_t m = 4096, n = 4096, k = 4096;
   std::string a = "e4m3", b = "e4m3", out = "bf16", scales = "tensor", bias = "none", path = "auto";
+  std::string accumulate = "promoted";
   int iters = 20;
   bool json = false;
 };
@@ -36,6 +37,7 @@ int execute(const Options& o) {
   run.spec.b_mode = scales->b;
   run.spec.bias = o.bias != "none";
   if (run.spec.bias) run.spec.bias_type = kDtypes.at(o.bias);
+  run.spec.accumulation = o.accumulate == "fast" ? FP8KIT_ACCUMULATION_FAST : FP8KIT_ACCUMULATION_PROMOTED;
   tools::parse_path(o.path, &run.path);  // checked by CLI11 against tools::path_names()
   run.iters = o.iters;
   nlohmann::json r;
@@ -87,6 +89,8 @@ void register_gemm(CLI::App& app, Action& action) {
   sub->add_option("--scales", o->scales, "scale mode")->check(CLI::IsMember(scale_config_names()));
   sub->add_option("--bias", o->bias, "bias dtype or none")->check(CLI::IsMember({"none", "bf16", "f16", "f32"}));
   sub->add_option("--path", o->path, "force a kernel path")->check(CLI::IsMember(tools::path_names()));
+  sub->add_option("--accumulate", o->accumulate, "promoted, or fast (no per-K-block promotion; not with block scales)")
+      ->check(CLI::IsMember({"promoted", "fast"}));
   sub->add_option("--iters", o->iters, "timed repetitions (0: no timing)")->check(CLI::NonNegativeNumber);
   sub->add_flag("--json", o->json, "machine-readable output");
   sub->callback([&action, o] { action = [o] { return execute(*o); }; });

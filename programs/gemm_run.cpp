@@ -30,6 +30,7 @@ nlohmann::json run_gemm(const GemmRun& run) {
   fp8kit_gemm_options_init(&opt);
   opt.path = run.path;
   opt.checked = 1;
+  opt.accumulation = run.spec.accumulation;
   fp8kit_path chosen = FP8KIT_PATH_AUTO;
   fp8kit_status s = fp8kit_gemm_select(&problem.desc(), &opt, &chosen);
   if (s == FP8KIT_STATUS_SUCCESS) s = fp8kit_gemm(&problem.desc(), &opt, nullptr);

@@ -20,6 +20,9 @@ from . import _lib
 from . import _torch as T
 from ._lib import BLOCK, ceil_div, invalid
 
+# gemm_into's fast_accum for vLLM's semantics: fast accumulation except with block scales.
+UNLESS_BLOCK = object()
+
 # Argument names in messages: the fp8kit spelling, and vLLM's for its out variant.
 NAMES = {"a": "a", "b": "b", "scale_a": "scale_a", "scale_b": "scale_b", "bias": "bias", "out": "out"}
 
@@ -48,10 +51,12 @@ def _scales(scale_a, scale_b, m, n, k, names):
                   f"[1, N] (per channel) or [ceil(N/128), ceil(K/128)] (128x128 blocks), N = {n}, K = {k}")
 
 
-def gemm_into(out, a, b, scale_a, scale_b, bias, names=NAMES, fresh=False):
+def gemm_into(out, a, b, scale_a, scale_b, bias, names=NAMES, fresh=False, fast_accum=False):
     """out[M, N] = (a . b^T) * scales (+ bias) with b [N, K], on the current stream
     of a's device. out is written through a padded temporary when its own row
-    pitch or base is not 16-byte aligned (fresh: out came from padded_empty)."""
+    pitch or base is not 16-byte aligned (fresh: out came from padded_empty).
+    fast_accum: FAST accumulation (fp8kit.h; refused with block scales), or
+    UNLESS_BLOCK: FAST except with block scales."""
     dev = T.cuda_device(a, names["a"])
     a_type = T.tensor(a, names["a"], T.FP8_DTYPES, 2, dev)
     b_type = T.tensor(b, names["b"], T.FP8_DTYPES, 2, dev)
@@ -74,19 +79,23 @@ def gemm_into(out, a, b, scale_a, scale_b, bias, names=NAMES, fresh=False):
                           f"must be a contiguous [N] = [{n}]")
         bias_ptr = bias.data_ptr()
     a_mode, sa, b_mode, sb = _scales(scale_a, scale_b, m, n, k, names)
+    if fast_accum is UNLESS_BLOCK:
+        fast_accum = a_mode != _lib.SCALE_BLOCK
+    elif fast_accum and a_mode == _lib.SCALE_BLOCK:
+        raise _lib.fast_with_block_scales()
     if m == 0 or n == 0:
         return out
     target = out if fresh or T.output_ready(out) else T.padded_empty(m, n, out.dtype, out.device)
     desc = _lib.gemm_desc(m, n, k, a.data_ptr(), lda, a_type, b.data_ptr(), ldb, b_type, target.data_ptr(),
                           target.stride(0), d_type, a_mode, sa.data_ptr(), b_mode, sb.data_ptr(), bias_ptr,
                           bias_type)
-    T.run_on(dev, _run, desc, (m, n, k, a_mode == _lib.SCALE_BLOCK, dev), dev)
+    T.run_on(dev, _run, desc, (m, n, k, a_mode == _lib.SCALE_BLOCK, dev), dev, fast_accum)
     if target is not out:
         out.copy_(target)
     return out
 
 
-def _run(desc, key, dev):
+def _run(desc, key, dev, fast_accum):
     """fp8kit_gemm of a packed descriptor on the current stream, lending it the
     workspace its plan asks for (split-K: decode shapes on Hopper) from PyTorch's
     caching allocator on that stream, which CUDA-graph capture also serves. The
@@ -94,13 +103,13 @@ def _run(desc, key, dev):
     nbytes = _lib.workspace_bytes(desc, key)
     stream = T.stream(dev)
     if nbytes == 0:
-        _lib.gemm(desc, 0, 0, stream)
+        _lib.gemm(desc, 0, 0, stream, fast_accum)
         return
     workspace = torch.empty(nbytes, dtype=torch.uint8, device=torch.device("cuda", dev))
-    _lib.gemm(desc, workspace.data_ptr(), nbytes, stream)
+    _lib.gemm(desc, workspace.data_ptr(), nbytes, stream, fast_accum)
 
 
-def scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=torch.bfloat16):
+def scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=torch.bfloat16, use_fast_accum=False):
     """A new [M, N] out_dtype tensor = (a[M, K] . b[N, K]^T) * scales (+ bias)."""
     if out_dtype not in T.WIDE_DTYPES:
         raise invalid(f"out_dtype = {out_dtype}: must be one of bfloat16, float16, float32")
@@ -108,10 +117,10 @@ def scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=torch.bfloat16):
     if not isinstance(b, torch.Tensor) or b.dim() != 2:
         T.tensor(b, "b", T.FP8_DTYPES, 2, dev)
     out = T.padded_empty(a.shape[0] if a.dim() == 2 else 0, b.shape[0], out_dtype, a.device)
-    return gemm_into(out, a, b, scale_a, scale_b, bias, fresh=True)
+    return gemm_into(out, a, b, scale_a, scale_b, bias, fresh=True, fast_accum=use_fast_accum)
 
 
-def scaled_mm_fake(a, b, scale_a, scale_b, bias=None, out_dtype=torch.bfloat16):
+def scaled_mm_fake(a, b, scale_a, scale_b, bias=None, out_dtype=torch.bfloat16, use_fast_accum=False):
     """What scaled_mm returns, for tracing (shape, dtype and strides, no data)."""
     return T.padded_empty(a.shape[0], b.shape[0], out_dtype, a.device)
 
@@ -124,13 +133,15 @@ def cutlass_scaled_mm_into(out, a, b, a_scales, b_scales, bias=None, fresh=False
     """vLLM's cutlass_scaled_mm(out, a, b, a_scales, b_scales, bias): b is [K, N]
     column-major (the transpose of a [N, K] row-major weight), a_scales 1 element,
     [M, 1] or [M, ceil(K/128)], b_scales 1 element, [1, N] / [N, 1] or
-    [ceil(K/128), ceil(N/128)]."""
+    [ceil(K/128), ceil(N/128)]. Accumulation follows vLLM's own Hopper kernels:
+    CUTLASS's FP8 fast accumulation for per-tensor and per-token / per-channel
+    scales, promotion per K block for block scales."""
     if not isinstance(b, torch.Tensor) or b.dim() != 2:
         raise invalid(f"b: must be a 2-D [K, N] tensor, got {getattr(b, 'shape', type(b).__name__)}")
     if not isinstance(b_scales, torch.Tensor):
         raise invalid(f"b_scales: expected a torch.Tensor, got {type(b_scales).__name__}")
     bt_scales = b_scales.t() if b_scales.dim() == 2 else b_scales
-    return gemm_into(out, a, b.t(), a_scales, bt_scales, bias, VLLM_NAMES, fresh)
+    return gemm_into(out, a, b.t(), a_scales, bt_scales, bias, VLLM_NAMES, fresh, fast_accum=UNLESS_BLOCK)
 
 
 def cutlass_scaled_mm_into_none(out, a, b, a_scales, b_scales, bias=None):

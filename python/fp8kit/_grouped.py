@@ -137,7 +137,7 @@ def _out(a, n, out_dtype, make):
     return T.padded_empty(a.shape[-2], n, out_dtype, a.device, tuple(a.shape[:-2]), make)
 
 
-def grouped_mm(a, b, scale_a, scale_b, offs, bias=None, out_dtype=torch.bfloat16):
+def grouped_mm(a, b, scale_a, scale_b, offs, bias=None, out_dtype=torch.bfloat16, use_fast_accum=False):
     """The grouped GEMM as a new tensor (layout from a's rank; the module docstring)."""
     if out_dtype not in T.WIDE_DTYPES:
         raise invalid(f"out_dtype = {out_dtype}: must be one of bfloat16, float16, float32")
@@ -155,6 +155,8 @@ def grouped_mm(a, b, scale_a, scale_b, offs, bias=None, out_dtype=torch.bfloat16
     T.tensor(scale_a, "scale_a", T.SCALE_DTYPES, None, dev)
     T.tensor(scale_b, "scale_b", T.SCALE_DTYPES, None, dev)
     a_mode, sa, b_mode, sb = _scales(scale_a, scale_b, e, tuple(a.shape[:-1]), n, k)
+    if use_fast_accum and a_mode == _lib.SCALE_BLOCK:
+        raise _lib.fast_with_block_scales()
     bias_ptr, bias_type = _bias(bias, e, n, dev)
     out = _out(a, n, out_dtype, torch.zeros)            # rows of no expert stay 0
     if out.numel() == 0:
@@ -164,7 +166,7 @@ def grouped_mm(a, b, scale_a, scale_b, offs, bias=None, out_dtype=torch.bfloat16
     T.run_on(dev, _lib.grouped_gemm, layout, e, rows, n, k, 0 if masked else groups, groups if masked else 0,
              a.data_ptr(), lda, a_type, enk.data_ptr(), ldb, b_type, out.data_ptr(), out.stride(-2),
              T.WIDE_DTYPES[out_dtype], a_mode, sa.data_ptr(), b_mode, sb.data_ptr(), bias_ptr, bias_type,
-             T.stream(dev))
+             T.stream(dev), use_fast_accum)
     return out
 
 

@@ -65,8 +65,8 @@ LAYOUTS = {
                                  + ["op." + f for f in OPERANDS[1]]),
     "fp8kit_quantize_desc": ("@QqqPqiPqiifPP", ["struct_size", "m", "k", "x", "ldx", "x_type", "q", "ldq", "q_type",
                                                 "mode", "eps", "scale", "rms_weight"]),
-    "fp8kit_gemm_options": ("@QiiPQii", ["struct_size", "path", "checked", "workspace", "workspace_size",
-                                         "programmatic_launch", "workspace_zeroed"]),
+    "fp8kit_gemm_options": ("@QiiPQiiii", ["struct_size", "path", "checked", "workspace", "workspace_size",
+                                           "programmatic_launch", "workspace_zeroed", "accumulation", "reserved"]),
     "fp8kit_path_choice": ("@QiiPP", ["struct_size", "path", "tensor_cores", "family", "image"]),
 }
 _GEMM, _GROUPED, _QUANTIZE, _OPTIONS = (struct.Struct(LAYOUTS[n][0]) for n in (
@@ -156,11 +156,19 @@ class Options:
         self.path = path
         self.programmatic_launch = bool(programmatic_launch)
 
-    def pack(self, workspace=0, workspace_size=0):
+    def pack(self, workspace=0, workspace_size=0, fast_accum=False):
         return _pack_options(_OPTIONS.size, PATHS[self.path], 0, workspace, workspace_size,
-                             int(self.programmatic_launch), 0)
+                             int(self.programmatic_launch), 0,
+                             ACCUMULATION_FAST if fast_accum else ACCUMULATION_PROMOTED, 0)
 
 
+ACCUMULATION_PROMOTED, ACCUMULATION_FAST = range(2)  # fp8kit_accumulation
+
+
+def fast_with_block_scales():
+    """The error for use_fast_accum with block scales (the library refuses the same)."""
+    return invalid("use_fast_accum = True: block scales are applied, and so promoted, per 128-deep K block; "
+                   "fast accumulation applies to per-tensor, per-token and per-channel scales")
 options = Options()
 _no_workspace = options.pack()
 _workspace_bytes = {}
@@ -196,10 +204,11 @@ def workspace_bytes(desc, key):
     return nbytes
 
 
-def gemm(desc, workspace, workspace_size, stream):
+def gemm(desc, workspace, workspace_size, stream, fast_accum=False):
     """fp8kit_gemm of a packed descriptor with the package's options and the lent
-    workspace (device pointer and bytes; 0, 0 for none) on `stream` (raw cudaStream_t)."""
-    opts = options.pack(workspace, workspace_size) if workspace_size else _no_workspace
+    workspace (device pointer and bytes; 0, 0 for none) on `stream` (raw
+    cudaStream_t); fast_accum: FAST accumulation (fp8kit.h)."""
+    opts = options.pack(workspace, workspace_size, fast_accum) if workspace_size or fast_accum else _no_workspace
     check((_lib or library()).fp8kit_gemm(desc, opts, stream))
 
 
@@ -217,11 +226,12 @@ def grouped_desc(layout, experts, rows, n, k, offs, counts, a, lda, a_type, b, l
 
 
 def grouped_gemm(layout, experts, rows, n, k, offs, counts, a, lda, a_type, b, ldb, b_type, d, ldd, d_type,
-                 a_mode, a_scale, b_mode, b_scale, bias, bias_type, stream):
+                 a_mode, a_scale, b_mode, b_scale, bias, bias_type, stream, fast_accum=False):
     """fp8kit_grouped_gemm with the package's options on `stream`; pointers are ints (0 for none)."""
     desc = grouped_desc(layout, experts, rows, n, k, offs, counts, a, lda, a_type, b, ldb, b_type, d, ldd, d_type,
                         a_mode, a_scale, b_mode, b_scale, bias, bias_type)
-    check((_lib or library()).fp8kit_grouped_gemm(desc, _no_workspace, stream))
+    opts = options.pack(fast_accum=True) if fast_accum else _no_workspace
+    check((_lib or library()).fp8kit_grouped_gemm(desc, opts, stream))
 
 
 def build_targets():

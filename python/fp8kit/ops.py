@@ -1,7 +1,7 @@
 """fp8kit's PyTorch operators (torch.library, namespace `fp8kit`) and the Python
 functions over them.
 
-    torch.ops.fp8kit.scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=None) -> Tensor
+    torch.ops.fp8kit.scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=None, use_fast_accum=False) -> Tensor
     torch.ops.fp8kit.cutlass_scaled_mm(out, a, b, a_scales, b_scales, bias=None) -> ()   (writes out)
     torch.ops.fp8kit.quantize(x, mode="row", fp8_dtype=None, scale=None, rms_weight=None,
                               eps=1e-6, column_major_scales=True) -> (Tensor, Tensor)
@@ -46,11 +46,11 @@ def _eager(t):
     return not isinstance(t, torch.Tensor)
 
 
-def _scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=None):
-    return _gemm.scaled_mm(a, b, scale_a, scale_b, bias, out_dtype or torch.bfloat16)
+def _scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=None, use_fast_accum=False):
+    return _gemm.scaled_mm(a, b, scale_a, scale_b, bias, out_dtype or torch.bfloat16, use_fast_accum)
 
 
-def _scaled_mm_fake(a, b, scale_a, scale_b, bias=None, out_dtype=None):
+def _scaled_mm_fake(a, b, scale_a, scale_b, bias=None, out_dtype=None, use_fast_accum=False):
     return _gemm.scaled_mm_fake(a, b, scale_a, scale_b, bias, out_dtype or torch.bfloat16)
 
 
@@ -68,13 +68,17 @@ def _quantize_fake(x, mode="row", fp8_dtype=None, scale=None, rms_weight=None, e
                                 column_major_scales)
 
 
-def _grouped_mm(a, b, scale_a, scale_b, offs, bias=None, out_dtype=None):
-    return _grouped.grouped_mm(a, b, scale_a, scale_b, offs, bias, out_dtype or torch.bfloat16)
+def _grouped_mm(a, b, scale_a, scale_b, offs, bias=None, out_dtype=None, use_fast_accum=False):
+    return _grouped.grouped_mm(a, b, scale_a, scale_b, offs, bias, out_dtype or torch.bfloat16, use_fast_accum)
+
+
+def _grouped_mm_fake(a, b, scale_a, scale_b, offs, bias=None, out_dtype=None, use_fast_accum=False):
+    return _grouped.grouped_mm_fake(a, b, scale_a, scale_b, offs, bias, out_dtype)
 
 
 scaled_mm_op = _register(
     "scaled_mm", "(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, Tensor? bias=None, "
-    "ScalarType? out_dtype=None) -> Tensor", _scaled_mm, _scaled_mm_fake)
+    "ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor", _scaled_mm, _scaled_mm_fake)
 cutlass_scaled_mm_op = _register(
     "cutlass_scaled_mm", "(Tensor(a!) out, Tensor a, Tensor b, Tensor a_scales, Tensor b_scales, "
     "Tensor? bias=None) -> ()", _gemm.cutlass_scaled_mm_into_none, _cutlass_scaled_mm_fake)
@@ -84,20 +88,23 @@ quantize_op = _register(
     _quantize, _quantize_fake)
 grouped_mm_op = _register(
     "grouped_mm", "(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, Tensor offs, Tensor? bias=None, "
-    "ScalarType? out_dtype=None) -> Tensor", _grouped_mm, _grouped.grouped_mm_fake)
+    "ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor", _grouped_mm, _grouped_mm_fake)
 
 
-def scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=torch.bfloat16):
+def scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=torch.bfloat16, use_fast_accum=False):
     """D[M, N] = (a[M, K] . b[N, K]^T) * scales (+ bias[N]), a new out_dtype tensor.
 
     a, b: FP8 (e4m3 / e5m2, any pairing) CUDA tensors, K contiguous, K % 16 == 0.
     scale_a: 1 element, [M] / [M, 1], or [M, ceil(K/128)] (1x128 groups);
     scale_b: 1 element, [N] / [N, 1] / [1, N], or [ceil(N/128), ceil(K/128)];
     float32. bias: [N] bf16 / f16 / f32 or None. Any N: when N * element size is
-    not a multiple of 16 bytes the result is an [M, N] view of a padded buffer."""
+    not a multiple of 16 bytes the result is an [M, N] view of a padded buffer.
+    use_fast_accum: as torch._scaled_mm's, Hopper's FP8 accumulator over the whole
+    K instead of promotion per 128-deep K block (faster; its error grows with K:
+    docs/python.md); refused with block scales."""
     if _eager(a):
-        return _gemm.scaled_mm(a, b, scale_a, scale_b, bias, out_dtype)
-    return scaled_mm_op(a, b, scale_a, scale_b, bias, out_dtype)
+        return _gemm.scaled_mm(a, b, scale_a, scale_b, bias, out_dtype, use_fast_accum)
+    return scaled_mm_op(a, b, scale_a, scale_b, bias, out_dtype, use_fast_accum)
 
 
 def quantize(x, mode="row", fp8_dtype=torch.float8_e4m3fn, scale=None, rms_weight=None, eps=1e-6,
@@ -112,7 +119,7 @@ def quantize(x, mode="row", fp8_dtype=torch.float8_e4m3fn, scale=None, rms_weigh
     return quantize_op(x, mode, fp8_dtype, scale, rms_weight, eps, column_major_scales)
 
 
-def grouped_mm(a, b, scale_a, scale_b, offs, bias=None, out_dtype=torch.bfloat16):
+def grouped_mm(a, b, scale_a, scale_b, offs, bias=None, out_dtype=torch.bfloat16, use_fast_accum=False):
     """Mixture-of-experts GEMM, D_e = (a_e . b_e^T) * scales_e (+ bias[e]), in one launch;
     the argument order of torch._scaled_grouped_mm. The layout follows a's rank:
 
@@ -123,10 +130,11 @@ def grouped_mm(a, b, scale_a, scale_b, offs, bias=None, out_dtype=torch.bfloat16
     [E, 1, 1], per token ([T] / [T, 1]; [E, max_m] / [E, max_m, 1]) or 1x128 groups
     ([T, ceil(K/128)]; [E, max_m, ceil(K/128)]). scale_b: 1 element, [E], [E, N] or
     [E, ceil(N/128), ceil(K/128)]. bias: [E, N] or None. Group sizes are read on the device
-    only, so a CUDA graph replays with new offs; rows of no expert are 0 (docs/python.md)."""
+    only, so a CUDA graph replays with new offs; rows of no expert are 0 (docs/python.md).
+    use_fast_accum as for scaled_mm."""
     if _eager(a):
-        return _grouped.grouped_mm(a, b, scale_a, scale_b, offs, bias, out_dtype)
-    return grouped_mm_op(a, b, scale_a, scale_b, offs, bias, out_dtype)
+        return _grouped.grouped_mm(a, b, scale_a, scale_b, offs, bias, out_dtype, use_fast_accum)
+    return grouped_mm_op(a, b, scale_a, scale_b, offs, bias, out_dtype, use_fast_accum)
 
 
 # The NVFP4 operators register themselves on the same library when imported

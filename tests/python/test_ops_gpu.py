@@ -58,7 +58,8 @@ def test_cutlass_scaled_mm_takes_vllms_layouts(mode):
     m, n, k = 77, 384, 640
     a, w = fp8((m, k)), fp8((n, k))
     sa, sb = _scales(mode, m, n, k)
-    ours = fp8kit.scaled_mm(a, w, sa, sb)
+    # compat follows vLLM's kernels: fast accumulation except with block scales.
+    ours = fp8kit.scaled_mm(a, w, sa, sb, use_fast_accum=mode != "block")
     if mode == "tensor":
         vllm_sa, vllm_sb = sa.reshape(()), sb                    # a 0-d and a [1] scale
     elif mode == "row":
@@ -73,6 +74,34 @@ def test_cutlass_scaled_mm_takes_vllms_layouts(mode):
         torch.ops.fp8kit.cutlass_scaled_mm(out2, a, w.t(), vllm_sa.contiguous(),
                                            vllm_sb.reshape(1, n) if mode == "row" else vllm_sb, None)
         assert torch.equal(out2, ours)
+
+
+def assert_close_fast(d, ref, mag, k):
+    """Within the output's rounding plus the fast bound (docs/testing.md):
+    2^-8 of the magnitude per 128-deep K block."""
+    u = {torch.bfloat16: 2.0**-8, torch.float16: 2.0**-11, torch.float32: 2.0**-24}[d.dtype]
+    err = (d.to(torch.float64) - ref).abs()
+    bound = u * ref.abs() + (1 + u) * -(-k // BLOCK) * 2.0**-8 * mag + 1e-30
+    bad = err > bound
+    assert not bad.any(), f"{int(bad.sum())} elements outside the bound; worst {float((err / bound).max()):.3g}x"
+
+
+@pytest.mark.parametrize("mode", ["tensor", "row"])
+@pytest.mark.parametrize("m, n, k", [(333, 1000, 528), (4, 4096, 4096), (1, 129, 16)])
+def test_scaled_mm_fast_accumulation(mode, m, n, k):
+    a, b = fp8((m, k)), fp8((n, k))
+    sa, sb = _scales(mode, m, n, k)
+    d = fp8kit.scaled_mm(a, b, sa, sb, out_dtype=torch.float32, use_fast_accum=True)
+    assert_close_fast(d, *reference(a, b, sa, sb), k)
+    traced = torch.compile(lambda *t: torch.ops.fp8kit.scaled_mm(*t, None, torch.float32, True), fullgraph=True)
+    assert_close_fast(traced(a, b, sa, sb), *reference(a, b, sa, sb), k)
+
+
+def test_fast_accumulation_with_block_scales_is_refused():
+    a, b = fp8((128, 256)), fp8((128, 256))
+    sa, sb = _scales("block", 128, 128, 256)
+    with pytest.raises(fp8kit.Error, match="use_fast_accum"):
+        fp8kit.scaled_mm(a, b, sa, sb, use_fast_accum=True)
 
 
 def test_out_variant_with_unaligned_out_writes_only_its_view():

@@ -154,7 +154,8 @@ class Fp8kitScaledMMLinearKernel(_Fp8kitKernel, FP8ScaledMMLinearKernel):
         return y.view(*x.shape[:-1], w.shape[1])
 
     def apply_scaled_mm(self, *, A, B, out_dtype, As, Bs, bias, output_shape):
-        return ops.scaled_mm(A, B.t(), As, Bs, bias, out_dtype).view(*output_shape)
+        # Fast accumulation, as vLLM's CUTLASS FP8 kernels for these scales.
+        return ops.scaled_mm(A, B.t(), As, Bs, bias, out_dtype, use_fast_accum=True).view(*output_shape)
 
 
 class Fp8kitBlockScaledMMLinearKernel(_Fp8kitKernel, Fp8BlockScaledMMLinearKernel):

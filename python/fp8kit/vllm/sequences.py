@@ -40,9 +40,10 @@ def linear(x, weight, weight_scale, act_mode, input_scale=None, input_scale_ub=N
            out_dtype=torch.bfloat16):
     """out [M, N] = quantize(x) . weight^T * scales (+ bias): one fp8kit quantize, one fp8kit GEMM.
     weight [N, K]; weight_scale 1 element, [N] / [N, 1] (per channel) or, with act_mode
-    "block", [ceil(N/128), ceil(K/128)]."""
+    "block", [ceil(N/128), ceil(K/128)]. Accumulation as vLLM's own Hopper kernels
+    do it: fast (CUTLASS's FP8FastAccum) except with block scales."""
     q, s = quantize(x, act_mode, input_scale, input_scale_ub)
-    return ops.scaled_mm(q, weight, s, weight_scale, bias, out_dtype)
+    return ops.scaled_mm(q, weight, s, weight_scale, bias, out_dtype, use_fast_accum=act_mode != "block")
 
 
 def route(topk_ids, num_experts, expert_map=None):
