@@ -80,6 +80,8 @@ bool CublasLtGemm::prepare(const LtProblem& p, std::string* why) {
   const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
   LT_TRY(set_attr(op_, CUBLASLT_MATMUL_DESC_TRANSA, transa));
   LT_TRY(set_attr(op_, CUBLASLT_MATMUL_DESC_TRANSB, transb));
+  const int8_t fast_accum = p.fast_accum ? 1 : 0;
+  LT_TRY(set_attr(op_, CUBLASLT_MATMUL_DESC_FAST_ACCUM, fast_accum));
 
   cublasLtMatmulMatrixScale_t lt_a_mode = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
   cublasLtMatmulMatrixScale_t lt_b_mode = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;

@@ -37,6 +37,7 @@ struct LtProblem {
   const float* b_scale_lt = nullptr;       // device, cuBLASLt layout (to_lt_weight_block_scales for block)
   const void* bias = nullptr;              // device [N] or null
   fp8kit_dtype bias_type = FP8KIT_DTYPE_BF16;
+  bool fast_accum = false;                 // CUBLASLT_MATMUL_DESC_FAST_ACCUM (fp8kit's FAST accumulation)
 };
 
 // Leading dimension cuBLASLt takes for the K-block scales of a 128x128 block

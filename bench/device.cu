@@ -103,7 +103,13 @@ Timer::Timer(cudaStream_t stream) : stream_(stream) {
 
 Timer::~Timer() {
   for (auto& e : events_) cudaEventDestroy(e);
+  if (flush_) cudaFree(flush_);
   cudaFreeHost(const_cast<int*>(flag_));
+}
+
+void Timer::flush_before_each_call(size_t bytes) {
+  BENCH_CUDA(cudaMalloc(&flush_, bytes));
+  flush_bytes_ = bytes;
 }
 
 void Timer::block() {
@@ -130,7 +136,8 @@ std::vector<Timing> Timer::time(int warmups, int max_iters, double budget_ms, co
   BENCH_CUDA(cudaStreamSynchronize(stream_));
   float warm_ms = 0.0f;
   BENCH_CUDA(cudaEventElapsedTime(&warm_ms, events_[0], events_[1]));
-  int rounds = std::min(max_iters, (kMaxEvents - 1) / std::max(contenders, 1));
+  const int events_per_call = flush_ ? 2 : 1;  // bursty: a start event after each flush
+  int rounds = std::min(max_iters, (kMaxEvents - 1) / (events_per_call * std::max(contenders, 1)));
   if (warmups > 0 && warm_ms > 0.0f) {
     const double fitting = budget_ms / (warm_ms / warmups);
     if (fitting < rounds) rounds = std::max(kMinTimedCalls, static_cast<int>(fitting));
@@ -142,6 +149,10 @@ std::vector<Timing> Timer::time(int warmups, int max_iters, double budget_ms, co
   int event = 0;
   for (int r = 0; r < rounds; ++r)
     for (const Call& call : calls) {
+      if (flush_) {
+        BENCH_CUDA(cudaMemsetAsync(flush_, 0, flush_bytes_, stream_));
+        BENCH_CUDA(cudaEventRecord(events_[++event], stream_));
+      }
       call(index++);
       BENCH_CUDA(cudaEventRecord(events_[++event], stream_));
     }
@@ -151,7 +162,7 @@ std::vector<Timing> Timer::time(int warmups, int max_iters, double budget_ms, co
   std::vector<double> us(rounds);
   for (int c = 0; c < contenders; ++c) {
     for (int r = 0; r < rounds; ++r) {
-      const int end = r * contenders + c + 1;
+      const int end = (r * contenders + c + 1) * events_per_call;
       float ms = 0.0f;
       BENCH_CUDA(cudaEventElapsedTime(&ms, events_[end - 1], events_[end]));
       us[r] = 1000.0 * ms;

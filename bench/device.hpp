@@ -64,6 +64,9 @@ class Timer {
   Timing time(int warmups, int max_iters, double budget_ms, const Call& call) {
     return time(warmups, max_iters, budget_ms, std::vector<Call>{call}).front();
   }
+  // The bursty protocol: a memset of `bytes` before every timed call (not
+  // inside its time), as DeepGEMM's bench_kineto clears memory between calls.
+  void flush_before_each_call(size_t bytes);
   // Times the D2D copy of a large buffer (read + write) and returns GB/s.
   double copy_bandwidth_gbs(size_t bytes, int iters);
   // True if a spin kernel ever gave up waiting (the numbers may then include
@@ -80,6 +83,8 @@ class Timer {
   volatile int* flag_ = nullptr;      // host-mapped: 1 releases the spin kernel
   volatile int* timed_out_ = nullptr; // host-mapped: set by a spin kernel that gave up
   bool any_timeout_ = false;
+  void* flush_ = nullptr;  // bursty protocol's memset target, or null (steady)
+  size_t flush_bytes_ = 0;
 };
 
 }  // namespace fp8bench

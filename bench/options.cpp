@@ -30,6 +30,15 @@ void add_options(CLI::App& app, Options* options) {
   app.add_flag("--quick", opt.quick, "a smaller subset of the suite");
   app.add_flag("--bias", opt.bias, "add a bias[N] epilogue on both sides");
   app.add_flag("--graph", opt.graph, "also time the decode rows (M <= 16) inside a CUDA graph of 32 GEMMs");
+  app.add_option("--accumulate", opt.accumulate,
+                 "promoted | fast: fp8kit's options.accumulation and cuBLASLt's FAST_ACCUM alike (block rows stay "
+                 "promoted)")
+      ->check(CLI::IsMember({"promoted", "fast"}))
+      ->capture_default_str();
+  app.add_option("--protocol", opt.protocol,
+                 "steady: calls back to back; bursty: an 8 GB memset before every timed call (DeepGEMM's timing)")
+      ->check(CLI::IsMember({"steady", "bursty"}))
+      ->capture_default_str();
 }
 
 Config configure(const Options& opt) {
@@ -49,6 +58,8 @@ Config configure(const Options& opt) {
     if (!fp8kit::tools::parse_path(opt.path, &c.path))
       throw BadArgs("--path must be auto, sm90_wgmma, sm120_mma, sm89_mma or sm75_hmma");
   }
+  c.fast_accum = opt.accumulate == "fast";
+  c.bursty = opt.protocol == "bursty";
   c.run_fp8kit = std::find(opt.libs.begin(), opt.libs.end(), "fp8kit") != opt.libs.end();
   c.run_cublaslt = std::find(opt.libs.begin(), opt.libs.end(), "cublaslt") != opt.libs.end();
   for (const std::string& l : opt.libs)
@@ -79,7 +90,9 @@ nlohmann::ordered_json config_json(const Config& c) {
           {"quick", c.opt.quick},
           {"filters", c.opt.filters},
           {"libs", c.opt.libs},
-          {"graph", c.opt.graph}};
+          {"graph", c.opt.graph},
+          {"accumulate", c.opt.accumulate},
+          {"protocol", c.opt.protocol}};
 }
 
 }  // namespace fp8bench

@@ -31,6 +31,8 @@ struct Options {
   bool quick = false;
   bool bias = false;
   bool graph = false;  // decode rows also timed inside a CUDA graph (graph.hpp)
+  std::string accumulate = "promoted";  // promoted | fast (non-block modes; block rows stay promoted)
+  std::string protocol = "steady";      // steady | bursty (a flush memset before every timed call)
 };
 
 struct Config {
@@ -40,6 +42,8 @@ struct Config {
   bool path_given = false;
   fp8kit_path path = FP8KIT_PATH_AUTO;
   bool run_fp8kit = true, run_cublaslt = true;
+  bool fast_accum = false;  // --accumulate fast
+  bool bursty = false;      // --protocol bursty
   std::vector<Shape> shapes;
 };
 

@@ -128,6 +128,12 @@ void print_row(const Row& r) {
               cell(r.cublaslt, r.cublaslt.us, "%*.1f", 11).c_str(),
               cell(r.cublaslt, r.cublaslt.tflops, "%*.1f", 8).c_str());
   std::string notes;
+  if (r.fast_accum) notes += " fast";
+  if (r.clock.ok) {
+    char clock[48];
+    std::snprintf(clock, sizeof clock, " | %u MHz %.0f W", r.clock.sm_mhz, r.clock.power_w);
+    notes += clock;
+  }
   if (r.fp8kit.graph_us > 0.0 || r.cublaslt.graph_us > 0.0) {
     char graph[96];
     std::snprintf(graph, sizeof graph, " | graph us %.1f / %.1f", r.fp8kit.graph_us, r.cublaslt.graph_us);
@@ -180,6 +186,11 @@ nlohmann::ordered_json row_json(const Row& r) {
   j["flops"] = r.flops;
   j["bytes"] = r.bytes;
   j["input_sets"] = r.input_sets;
+  j["accumulation"] = r.fast_accum ? "fast" : "promoted";
+  if (r.clock.ok) {
+    j["sm_mhz"] = r.clock.sm_mhz;
+    j["power_w"] = r.clock.power_w;
+  }
   j["fp8kit"] = lib_json(r.fp8kit, false);
   j["cublaslt"] = lib_json(r.cublaslt, true);
   if (r.ratio() > 0.0)

@@ -10,6 +10,7 @@
 
 #include "common.hpp"
 #include "suite.hpp"
+#include "system_info.hpp"
 
 namespace fp8bench {
 
@@ -37,6 +38,8 @@ struct Row {
   Mode mode = Mode::Tensor;
   double flops = 0.0, bytes = 0.0;
   int input_sets = 0;
+  bool fast_accum = false;  // both sides ran with fast accumulation
+  ClockReading clock;       // as the timed calls ended
   LibResult fp8kit, cublaslt;
   // cuBLASLt time over fp8kit time (> 1: fp8kit faster); 0 when either is missing.
   double ratio() const;
