@@ -96,7 +96,9 @@ def _out_type(out_dtype):
 
 
 def nvfp4_mm_into(out, a, b, a_scale, b_scale, alpha, bias=None, swizzled=True):
-    """out[M, N] = alpha * (a . b^T) (+ bias), in place (out: [M, N], 16-byte rows)."""
+    """out[M, N] = alpha * (a . b^T) (+ bias), in place. out is written through a
+    padded temporary when its row pitch or base is not 16-byte aligned (the
+    library's rule for D), as the FP8 out variant does."""
     dev = T.cuda_device(b, "b")
     a_type, k, lda = _a_operand(a, dev, 2)
     T.tensor(b, "b", PACKED_DTYPES, 2, dev)
@@ -121,10 +123,13 @@ def nvfp4_mm_into(out, a, b, a_scale, b_scale, alpha, bias=None, swizzled=True):
     if m == 0 or n == 0:
         return out
     layout = _layout(swizzled)
+    target = out if T.output_ready(out) else T.padded_empty(m, n, out.dtype, out.device)
     operands = (a.data_ptr(), lda, a_scale_ptr, b.data_ptr(), b.stride(0),
-                _scales(b_scale, "b_scale", n, k, swizzled, dev), _alpha(alpha, dev, 1), out.data_ptr(),
-                out.stride(0), bias_ptr, a_type, _lib.DTYPE_NVFP4, layout, layout, d_type, bias_type)
+                _scales(b_scale, "b_scale", n, k, swizzled, dev), _alpha(alpha, dev, 1), target.data_ptr(),
+                target.stride(0), bias_ptr, a_type, _lib.DTYPE_NVFP4, layout, layout, d_type, bias_type)
     T.run_on(dev, _lib.nvfp4_gemm, m, n, k, operands, T.stream(dev))
+    if target is not out:
+        out.copy_(target)
     return out
 
 

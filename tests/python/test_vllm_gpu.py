@@ -152,10 +152,14 @@ def _moe_reference(x, ids, weights, local, w1, w1_scale, w2, w2_scale, act_mode,
 
 
 def _assert_moe_close(out, ref, mag):
-    """Two FP8 GEMMs and two quantisations: within 2^-4 of the magnitude (each quantisation
-    of an activation costs up to 2^-4 relative, e4m3's half step) and bf16's rounding."""
+    """Two FP8 GEMMs and two quantisations, against a reference that quantises the same
+    way: x's quantisation is identical on both sides, but the second GEMM's activation
+    comes from the first GEMM's output, which differs from the reference's by its
+    accumulation error, so an activation at an e4m3 rounding boundary can land one
+    whole step (2^-3 relative, e4m3's 3 mantissa bits) away from the reference's:
+    within 2^-3 of the magnitude, plus bf16's rounding."""
     err = (out.to(torch.float64) - ref).abs()
-    bound = 2.0**-8 * ref.abs() + 2.0**-4 * mag + 1e-6
+    bound = 2.0**-8 * ref.abs() + 2.0**-3 * mag + 1e-6
     bad = err > bound
     assert not bad.any(), f"{int(bad.sum())} elements outside; worst {float((err / bound).max()):.3g}x"
 
