@@ -129,16 +129,21 @@ def main():
     ap.add_argument("--layers", type=int, default=32)
     ap.add_argument("--warmups", type=int, default=5)
     ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--workspace", choices=["per_call", "per_stream"], default="per_call",
+                    help="fp8kit.configure(workspace=...)")
+    ap.add_argument("--pdl", action="store_true", help="fp8kit.configure(programmatic_launch=True)")
     args = ap.parse_args()
+    fp8kit.configure(workspace=args.workspace, programmatic_launch=args.pdl)
     gen = torch.Generator(device="cuda")
     gen.manual_seed(1)
     roof = copy_roof_gbps()
     fast = fast_accum_supported()
     vs = variants(fast)
     result = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "fp8kit": fp8kit.__version__,
-              "copy_roof_gbps": roof, "layers": args.layers, "protocol": "steady", "rows": []}
+              "copy_roof_gbps": roof, "layers": args.layers, "protocol": "steady", "workspace": args.workspace,
+              "programmatic_launch": args.pdl, "rows": []}
     print(f"# {result['device']}, torch {torch.__version__}, fp8kit {fp8kit.__version__}, copy roof {roof:.0f} GB/s, "
-          f"{args.layers} layers per graph")
+          f"{args.layers} layers per graph, workspace {args.workspace}, programmatic launch {args.pdl}")
     for m, n, k in SHAPES:
         bytes_per_call = n * k + m * k + 2 * m * n + 4 * (m + n)
         assert args.layers * n * k >= 3 * L2_BYTES, "the weight sets must exceed the L2"

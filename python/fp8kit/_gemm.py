@@ -97,16 +97,45 @@ def gemm_into(out, a, b, scale_a, scale_b, bias, names=NAMES, fresh=False, fast_
 
 def _run(desc, key, dev, fast_accum):
     """fp8kit_gemm of a packed descriptor on the current stream, lending it the
-    workspace its plan asks for (split-K: decode shapes on Hopper) from PyTorch's
-    caching allocator on that stream, which CUDA-graph capture also serves. The
-    workspace is fresh memory, so fp8kit zeroes its split-K counters itself."""
+    workspace its plan asks for (split-K: decode shapes on Hopper). per_call
+    (the default): fresh memory from PyTorch's caching allocator on that stream,
+    which CUDA-graph capture also serves; fp8kit zeroes its split-K counters.
+    per_stream: the stream's zeroed workspace, lent with the zeroed promise
+    (fp8kit.configure)."""
     nbytes = _lib.workspace_bytes(desc, key)
     stream = T.stream(dev)
     if nbytes == 0:
         _lib.gemm(desc, 0, 0, stream, fast_accum)
         return
+    if _lib.options.workspace == "per_stream":
+        kept = _stream_workspace(dev, stream, nbytes)
+        try:
+            _lib.gemm(desc, kept.data_ptr(), kept.numel(), stream, fast_accum, zeroed=True)
+        except _lib.Error:
+            _stream_workspaces[(dev, stream)].append(torch.zeros_like(kept))  # a failed call voids the promise
+            raise
+        return
     workspace = torch.empty(nbytes, dtype=torch.uint8, device=torch.device("cuda", dev))
     _lib.gemm(desc, workspace.data_ptr(), nbytes, stream, fast_accum)
+
+
+# (device, stream) -> the zero-filled uint8 workspaces made for it, fp8kit's alone,
+# newest last. A grown one never frees the ones before it: a captured graph
+# may still hold their addresses.
+_stream_workspaces = {}
+
+
+def _stream_workspace(dev, stream, nbytes):
+    """The stream's zeroed workspace of at least nbytes, grown (zero-filled on the
+    stream, ahead of the call) where it is smaller. Grown during a CUDA-graph
+    capture, it comes from the graph's pool and its zero-fill is a node of the
+    graph, ahead of the calls that use it: one memset per graph, not per call."""
+    made = _stream_workspaces.setdefault((dev, stream), [])
+    if made and made[-1].numel() >= nbytes:
+        return made[-1]
+    made.append(torch.zeros(max(nbytes, 2 * made[-1].numel() if made else 0), dtype=torch.uint8,
+                            device=torch.device("cuda", dev)))
+    return made[-1]
 
 
 def scaled_mm(a, b, scale_a, scale_b, bias=None, out_dtype=torch.bfloat16, use_fast_accum=False):

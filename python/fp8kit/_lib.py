@@ -148,18 +148,30 @@ class Options:
     """fp8kit_gemm_options as this package passes them: the path (a PATHS name; the
     library's FP8KIT_PATH still applies where it is "auto") and programmatic launch
     (fp8kit.h: only when the kernel before a GEMM does not write its B). Set with
-    fp8kit.configure; the workspace is lent per call."""
+    fp8kit.configure. The split-K workspace: "per_call" (the default) lends fresh
+    memory from PyTorch's caching allocator to each call, which zeroes its
+    counters first (a memset node in a graph); "per_stream" keeps one zeroed
+    workspace per CUDA stream and lends it with fp8kit's zeroed promise
+    (fp8kit.h: workspace_zeroed), so a call is one kernel. per_stream is for
+    programs whose fp8kit calls on a stream, graph replays included, never
+    run concurrently with each other (a serving engine's one stream)."""
 
-    def __init__(self, path="auto", programmatic_launch=False):
+    def __init__(self, path="auto", programmatic_launch=False, workspace="per_call"):
         if path not in PATHS:
             raise invalid(f"path = {path!r}: must be one of {', '.join(PATHS)}")
+        if workspace not in WORKSPACE_MODES:
+            raise invalid(f"workspace = {workspace!r}: must be one of {', '.join(WORKSPACE_MODES)}")
         self.path = path
         self.programmatic_launch = bool(programmatic_launch)
+        self.workspace = workspace
 
-    def pack(self, workspace=0, workspace_size=0, fast_accum=False):
+    def pack(self, workspace=0, workspace_size=0, fast_accum=False, zeroed=False):
         return _pack_options(_OPTIONS.size, PATHS[self.path], 0, workspace, workspace_size,
-                             int(self.programmatic_launch), 0,
+                             int(self.programmatic_launch), int(zeroed),
                              ACCUMULATION_FAST if fast_accum else ACCUMULATION_PROMOTED, 0)
+
+
+WORKSPACE_MODES = ("per_call", "per_stream")
 
 
 ACCUMULATION_PROMOTED, ACCUMULATION_FAST = range(2)  # fp8kit_accumulation
@@ -174,13 +186,14 @@ _no_workspace = options.pack()
 _workspace_bytes = {}
 
 
-def configure(path=None, programmatic_launch=None):
+def configure(path=None, programmatic_launch=None, workspace=None):
     """Sets the options of every later call (None keeps a setting); returns the
-    previous (path, programmatic_launch)."""
+    previous (path, programmatic_launch, workspace)."""
     global options, _no_workspace
-    before = (options.path, options.programmatic_launch)
+    before = (options.path, options.programmatic_launch, options.workspace)
     options = Options(before[0] if path is None else path,
-                      before[1] if programmatic_launch is None else programmatic_launch)
+                      before[1] if programmatic_launch is None else programmatic_launch,
+                      before[2] if workspace is None else workspace)
     _no_workspace = options.pack()
     _workspace_bytes.clear()
     return before
@@ -204,11 +217,13 @@ def workspace_bytes(desc, key):
     return nbytes
 
 
-def gemm(desc, workspace, workspace_size, stream, fast_accum=False):
+def gemm(desc, workspace, workspace_size, stream, fast_accum=False, zeroed=False):
     """fp8kit_gemm of a packed descriptor with the package's options and the lent
-    workspace (device pointer and bytes; 0, 0 for none) on `stream` (raw
-    cudaStream_t); fast_accum: FAST accumulation (fp8kit.h)."""
-    opts = options.pack(workspace, workspace_size, fast_accum) if workspace_size or fast_accum else _no_workspace
+    workspace (device pointer and bytes; 0, 0 for none; zeroed: fp8kit's
+    workspace_zeroed promise) on `stream` (raw cudaStream_t); fast_accum: FAST
+    accumulation (fp8kit.h)."""
+    opts = options.pack(workspace, workspace_size, fast_accum, zeroed) if workspace_size or fast_accum \
+        else _no_workspace
     check((_lib or library()).fp8kit_gemm(desc, opts, stream))
 
 

@@ -294,3 +294,33 @@ def test_runs_on_the_current_non_default_stream():
         y = _layer(x2, w, ws)                                    # must run after the copy, on `side`
     side.synchronize()
     assert torch.equal(y, expected)
+
+
+@pytest.mark.parametrize("m, n, k", [(1, 4096, 4096), (16, 2112, 7168), (200, 300, 4224)])
+def test_per_stream_workspace_matches_per_call_and_replays(m, n, k):
+    """configure(workspace="per_stream"): the same bits as per-call workspaces (split-K
+    is deterministic), eagerly and in a graph captured after a warm-up, replayed twice
+    with new inputs."""
+    a, b = fp8((m, k)), fp8((n, k))
+    sa, sb = _scales("row", m, n, k)
+    want = fp8kit.scaled_mm(a, b, sa, sb)
+    before = fp8kit.configure(workspace="per_stream")
+    try:
+        assert torch.equal(fp8kit.scaled_mm(a, b, sa, sb), want)
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            fp8kit.scaled_mm(a, b, sa, sb)
+        torch.cuda.current_stream().wait_stream(s)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            out = fp8kit.scaled_mm(a, b, sa, sb)
+        for _ in range(2):
+            a.copy_(fp8((m, k)))
+            graph.replay()
+            torch.cuda.synchronize()
+            fp8kit.configure(workspace="per_call")
+            assert torch.equal(out, fp8kit.scaled_mm(a, b, sa, sb))
+            fp8kit.configure(workspace="per_stream")
+    finally:
+        fp8kit.configure(*before)

@@ -99,7 +99,7 @@ def test_path_and_tensor_core_names_are_the_librarys():
 def test_configure_checks_the_path():
     before = fp8kit.configure(path="sm89_mma")
     try:
-        assert fp8kit.configure() == ("sm89_mma", before[1])
+        assert fp8kit.configure() == ("sm89_mma", before[1], before[2])
         with pytest.raises(fp8kit.Error, match="path = 'sm99'"):
             fp8kit.configure(path="sm99")
     finally:
