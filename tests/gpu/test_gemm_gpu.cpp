@@ -14,6 +14,7 @@
 
 #include "reference/fp8_codec.hpp"
 #include "reference/gemm_check.hpp"
+#include "test_expect.hpp"
 #include "test_rng.hpp"
 #include "test_tables.hpp"
 
@@ -22,6 +23,7 @@ using fp8kit::ref::GemmOutcome;
 
 namespace {
 
+using fp8kit::test::expect_correct;
 using fp8kit::test::rng;
 
 const fp8kit_path kPaths[] = {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA, FP8KIT_PATH_SM120_MMA, FP8KIT_PATH_SM89_MMA,
@@ -30,24 +32,6 @@ const fp8kit_path kPaths[] = {FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA, FP8KIT_P
 using fp8kit::test::kModes;
 using fp8kit::test::kOuts;
 using fp8kit::test::kPairs;
-
-// Runs the case and turns the outcome into assertions; skips when the forced
-// path is absent from this build or cannot run on this GPU. `ws`: the
-// workspace lent (default: the size the plan asks for).
-void expect_correct(const GemmCase& c, fp8kit_path path, const fp8kit::ref::LentWorkspace& ws = {}) {
-  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
-  const GemmOutcome r =
-      fp8kit::ref::run_case(c, path, rng(), fp8kit::ref::kFullCheckLimit, fp8kit::ref::kCheckSamples, ws);
-  if (r.status == FP8KIT_STATUS_UNSUPPORTED && path != FP8KIT_PATH_AUTO)
-    GTEST_SKIP() << fp8kit_path_name(path) << " cannot run here: " << r.message;
-  ASSERT_EQ(r.status, FP8KIT_STATUS_SUCCESS) << c.label() << ": " << r.message;
-  EXPECT_EQ(r.unwritten, 0) << c.label();
-  EXPECT_EQ(r.clobbered, 0) << c.label() << ": bytes written outside D[M, N]";
-  EXPECT_EQ(r.failures, 0) << c.label() << ": " << r.failures << " of " << r.checked << " outside the bound; first "
-                           << r.first_failure;
-  ::testing::Test::RecordProperty("worst_error_over_bound", std::to_string(r.worst_ratio));
-  ::testing::Test::RecordProperty("relative_norm_error", std::to_string(r.rel_norm_err));
-}
 
 std::string path_label(fp8kit_path p) { return fp8kit_path_name(p); }
 

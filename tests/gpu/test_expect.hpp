@@ -1,0 +1,31 @@
+// The GPU tests' one check of a dense GEMM case: runs it against the float64
+// reference and turns the outcome into assertions; skips when the forced path
+// is absent from this build or cannot run on this GPU.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "reference/gemm_check.hpp"
+#include "test_rng.hpp"
+
+namespace fp8kit::test {
+
+// `ws`: the workspace lent (default: the size the plan asks for).
+inline void expect_correct(const ref::GemmCase& c, fp8kit_path path, const ref::LentWorkspace& ws = {}) {
+  if (!ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  const ref::GemmOutcome r = ref::run_case(c, path, rng(), ref::kFullCheckLimit, ref::kCheckSamples, ws);
+  if (r.status == FP8KIT_STATUS_UNSUPPORTED && path != FP8KIT_PATH_AUTO)
+    GTEST_SKIP() << fp8kit_path_name(path) << " cannot run here: " << r.message;
+  ASSERT_EQ(r.status, FP8KIT_STATUS_SUCCESS) << c.label() << ": " << r.message;
+  EXPECT_EQ(r.unwritten, 0) << c.label();
+  EXPECT_EQ(r.clobbered, 0) << c.label() << ": bytes written outside D[M, N]";
+  EXPECT_EQ(r.failures, 0) << c.label() << ": " << r.failures << " of " << r.checked << " outside the bound; first "
+                           << r.first_failure;
+  ::testing::Test::RecordProperty("worst_error_over_bound", std::to_string(r.worst_ratio));
+  ::testing::Test::RecordProperty("relative_norm_error", std::to_string(r.rel_norm_err));
+  ::testing::Test::RecordProperty("worst_accumulation_error", std::to_string(r.worst_acc_error));
+}
+
+}  // namespace fp8kit::test
