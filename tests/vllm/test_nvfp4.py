@@ -46,6 +46,30 @@ def nvfp4_served():
 SERVED = nvfp4_served()
 
 
+@pytest.fixture(autouse=True)
+def fallback_allowed(monkeypatch):
+    """The tests below take fp8kit's HMMA fallback as served (FP8KIT_VLLM_FALLBACK=1),
+    so that a build without an SM12x image still exercises the class; the gate itself
+    has its own test."""
+    monkeypatch.setenv(_support.FALLBACK_VARIABLE, "1")
+    _support._answer.cache_clear()
+    yield
+    _support._answer.cache_clear()
+
+
+@pytest.mark.parametrize("cc", CAPABILITIES)
+def test_the_hmma_fallback_is_kept_off_unless_asked(monkeypatch, cc):
+    """Without FP8KIT_VLLM_FALLBACK=1, NVFP4 is served only where fp8kit has its tensor
+    cores (SM12x, OMMA.SF); elsewhere vLLM's own kernels stay, with the reason."""
+    monkeypatch.delenv(_support.FALLBACK_VARIABLE)
+    _support._answer.cache_clear()
+    answer = _support.served(cc, "nvfp4")
+    choice = choose_nvfp4_path(cc // 10, cc % 10)
+    assert answer.ok == (choice.ok and choice.tensor_cores == "native")
+    if choice.ok and not answer.ok:
+        assert "no NVFP4 tensor cores" in answer.why and _support.FALLBACK_VARIABLE in answer.why
+
+
 def _select(use_a16=False):
     return linear.init_nvfp4_linear_kernel(use_a16=use_a16)
 

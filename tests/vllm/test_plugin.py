@@ -30,7 +30,7 @@ from vllm.utils.argparse_utils import FlexibleArgumentParser
 
 import fp8kit.vllm as plugin
 from fp8kit import _lib
-from fp8kit._choose import choose_nvfp4_path, choose_path
+from fp8kit._choose import choose_path
 from fp8kit.vllm import _support
 from fp8kit.vllm._support import MODES
 from fp8kit.vllm.linear import Fp8kitBlockScaledMMLinearKernel, Fp8kitScaledMMLinearKernel
@@ -96,8 +96,8 @@ def test_register_logs_one_line_naming_the_gpu(monkeypatch, caplog):
     assert f"fp8kit {fp8kit.__version__} active: linear kinds fp8, fp8_block, nvfp4 first" in active[0]
     answer = choose_path(cc // 10, cc % 10)
     assert f"GPU capability {cc // 10}.{cc % 10} ({answer.family}): {answer.path}, {answer.image}" in active[0]
-    nvfp4 = choose_nvfp4_path(cc // 10, cc % 10)
-    assert (f"NVFP4 W4A4 {nvfp4.path}, {nvfp4.image}" if nvfp4.ok else "NVFP4 not served") in active[0]
+    nvfp4 = _support.served(cc, "nvfp4")
+    assert (f"NVFP4 W4A4 {nvfp4.choice.path}, {nvfp4.choice.image}" if nvfp4.ok else "NVFP4 not served") in active[0]
 
 
 @pytest.mark.parametrize("cc", CAPABILITIES)

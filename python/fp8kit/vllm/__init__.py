@@ -81,9 +81,9 @@ def _served_text():
         return f"{why}; this build's images: {build_targets()}"
     choice = _support.choice(capability)
     major, minor = divmod(capability, 10)
-    nvfp4 = _support.choice(capability, _support.NVFP4)
-    nvfp4_text = (f"NVFP4 W4A4 {nvfp4.path}, {nvfp4.image}" if nvfp4.ok
-                  else f"NVFP4 not served ({nvfp4.reason})")
+    nvfp4 = _support.served(capability, _support.NVFP4)
+    nvfp4_text = (f"NVFP4 W4A4 {nvfp4.choice.path}, {nvfp4.choice.image}" if nvfp4.ok
+                  else f"NVFP4 not served ({nvfp4.why})")
     if not choice.ok:
         return f"GPU capability {major}.{minor}: FP8 not served, vLLM's FP8 kernels run ({choice.reason}); {nvfp4_text}"
     return (f"GPU capability {major}.{minor} ({choice.family}): {choice.path}, {choice.image}, "

@@ -41,11 +41,11 @@ def current_capability():
     return cap[0] * 10 + cap[1], ""
 
 
-# Where fp8kit has no FP8 tensor cores (Turing, Ampere: its FP8 -> f16 fallback would
-# run), vLLM's own FP8 kernels for those GPUs (Marlin's weight-only W8A16) are kept
-# unless this is set to 1. NVFP4 is not gated by it: its decode-to-f16 HMMA path is fp8kit's
-# W4A4 kernel below 12.x (exact products, as the block-scaled mma), where vLLM's own
-# choice is Marlin's weight-only W4A16.
+# Where fp8kit has no tensor cores for the format (FP8 on Turing and Ampere; NVFP4
+# everywhere but SM12x: its decode-to-f16 HMMA fallback would run), vLLM's own kernels
+# for those GPUs (Marlin's weight-only W8A16 / W4A16) are kept unless this is set to 1.
+# For NVFP4 that fallback is correct but slow: 0.02-0.22 of the copy roof in decode on
+# an H200 (docs/nvfp4.md).
 FALLBACK_VARIABLE = "FP8KIT_VLLM_FALLBACK"
 
 
@@ -63,8 +63,9 @@ def _answer(capability, kind):
     if not choice.ok:
         why = choice.reason
         reason = f"has no fp8kit image for compute capability {major}.{minor} in this build: {why}"
-    elif choice.tensor_cores == "fallback" and kind != NVFP4 and os.environ.get(FALLBACK_VARIABLE) != "1":
-        why = (f"fp8kit has no FP8 tensor cores on compute capability {major}.{minor} (its f16 fallback would "
+    elif choice.tensor_cores == "fallback" and os.environ.get(FALLBACK_VARIABLE) != "1":
+        fmt = "NVFP4" if kind == NVFP4 else "FP8"
+        why = (f"fp8kit has no {fmt} tensor cores on compute capability {major}.{minor} (its f16 fallback would "
                f"run), so vLLM's own kernels are kept; {FALLBACK_VARIABLE}=1 selects fp8kit there")
         reason = "is not used: " + why
     else:
