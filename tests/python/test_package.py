@@ -86,6 +86,37 @@ def test_choose_path_without_a_gpu():
     assert not old.ok and "7.5 or newer" in old.reason and old.family == "unknown"
 
 
+
+# docs/loader.md's cases: (images, capability, the image loaded or None).
+LOADER_CASES = [
+    (["sm_80"], 86, "sass sm_80"), (["sm_80"], 90, None), (["sm_80", "sm_86"], 89, "sass sm_86"),
+    (["sm_120"], 121, "sass sm_120"), (["sm_120a"], 121, None), (["sm_120f"], 121, "sass sm_120f"),
+    (["sm_100a"], 103, None), (["sm_90", "compute_80"], 100, "ptx compute_80 (JIT)"),
+    (["sm_90", "compute_120"], 90, "sass sm_90"), (["compute_120"], 103, None),
+    (["compute_100f"], 103, "ptx compute_100f (JIT)"), (["compute_100f"], 110, None),
+    (["compute_90a"], 90, "ptx compute_90a (JIT)"), (["compute_90a"], 100, None), ([], 90, None),
+]
+
+
+@pytest.mark.parametrize("images, cap, loaded", LOADER_CASES)
+def test_select_image_is_the_loader_rule(images, cap, loaded):
+    from fp8kit._choose import select_image
+
+    assert select_image(cap, images) == loaded
+
+
+def test_choose_nvfp4_path_without_a_gpu():
+    if not os.environ.get("FP8KIT_LIBRARY") and not Path(fp8kit.library_path()).exists():
+        pytest.skip("no libfp8kit.so to load (set FP8KIT_LIBRARY)")
+    from fp8kit._choose import choose_nvfp4_path
+
+    for major, minor in ((7, 5), (8, 0), (8, 9), (9, 0), (10, 0), (12, 0), (12, 1)):
+        a = choose_nvfp4_path(major, minor)
+        assert (a.path in ("sm120_mma", "sm75_hmma") and a.image) if a.ok else ("no NVFP4 image" in a.reason)
+        assert a.path != "sm120_mma" or major == 12
+    old = choose_nvfp4_path(7, 0)
+    assert not old.ok and "7.5 or newer" in old.reason
+
 def test_path_and_tensor_core_names_are_the_librarys():
     if not os.environ.get("FP8KIT_LIBRARY") and not Path(fp8kit.library_path()).exists():
         pytest.skip("no libfp8kit.so to load (set FP8KIT_LIBRARY)")

@@ -2,7 +2,9 @@
 without vLLM, against the float64 reference, for each kind: linear per tensor (static and
 dynamic), per token with per-tensor and per-channel weights (and fbgemm's scale bound),
 1x128 x 128x128 blocks; the mixture-of-experts experts in the standard format (with EP's
-remote experts) and the batched format, per expert, per channel and in blocks."""
+remote experts) and the batched format, per expert, per channel and in blocks; NVFP4 W4A4
+(the sequence, and the plugin's kernel class over a layer as vLLM leaves it, where vLLM
+is installed)."""
 
 import pytest
 
@@ -183,3 +185,81 @@ def test_moe_batched_sequence_matches_the_reference(name):
             continue  # a per-tensor scale spans all experts; checked through the standard format
         ref, mag = _ffn_reference(x[e, :c], e, w1, w1_scale, w2, w2_scale, act_mode, None)
         _assert_moe_close(out[e, :c], ref, mag)
+
+
+def _nvfp4_weight(n, k):
+    """A checkpoint's NVFP4 weight as vLLM loads it: packed uint8 [N, K/2], row-major E4M3
+    scales [N, K/16], and the global scale the quantiser used (its dequantising inverse is
+    the checkpoint's weight_global_scale)."""
+    from fp8kit import _nvfp4
+
+    w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+    g = torch.tensor([448.0 * 6 / float(w.abs().max())], device="cuda")
+    q, s = _nvfp4.nvfp4_quantize(w, g, False)
+    return q, s, g
+
+
+def _nvfp4_reference(x, g_x, qw, sw, alpha, bias=None):
+    """float64 alpha * dequant(quantise(x)) . dequant(w)^T (+ bias), from the quantiser's own
+    output for x (the quantiser is checked on its own in test_nvfp4_gpu.py)."""
+    from test_nvfp4_gpu import dequant
+
+    from fp8kit import _nvfp4
+
+    k = x.shape[1]
+    qx, sx = _nvfp4.nvfp4_quantize(x, g_x, True)
+    ref = dequant(qx, sx, k) @ dequant(qw, sw, k, swizzled=False).t() * float(alpha)
+    return ref + bias.double() if bias is not None else ref
+
+
+def _assert_nvfp4_close(d, ref):
+    err = (d.double() - ref).abs()
+    bound = 2.0**-7 * ref.abs() + 1e-3 * ref.abs().max()
+    assert (err <= bound).all(), float((err / bound).max())
+
+
+@pytest.mark.parametrize("m, n, k", [(1, 256, 512), (48, 200, 384), (33, 256, 528)])
+@pytest.mark.parametrize("bias", [False, True])
+def test_nvfp4_linear_sequence_matches_the_reference(m, n, k, bias):
+    qw, sw, g_w = _nvfp4_weight(n, k)
+    x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    g_x = torch.tensor([448.0 * 6 / float(x.abs().max())], device="cuda")
+    alpha = 1.0 / (g_x * g_w)
+    b = torch.randn(n, device="cuda", dtype=torch.bfloat16) if bias else None
+    k_pad = -k % 32  # as the plugin lays the weight out: zero bytes and zero block scales
+    w = torch.nn.functional.pad(qw, (0, k_pad // 2)).contiguous()
+    w_scale = sequences.swizzle_nvfp4_scales(torch.nn.functional.pad(sw.view(torch.uint8), (0, k_pad // 16))
+                                             .view(torch.float8_e4m3fn))
+    d = sequences.nvfp4_linear(x, w, w_scale, g_x, alpha, b, torch.bfloat16, k_pad)
+    assert d.shape == (m, n) and d.dtype == torch.bfloat16
+    _assert_nvfp4_close(d, _nvfp4_reference(x, g_x, qw, sw, alpha, b))
+
+
+@pytest.mark.parametrize("k", [512, 528])
+def test_nvfp4_kernel_class_apply_matches_the_reference(k):
+    """Fp8kitNvFp4LinearKernel over a layer as vLLM's NVFP4 methods leave it (weight,
+    weight_scale row-major, input_global_scale_inv, alpha 0-dim), processed and applied."""
+    pytest.importorskip("vllm")
+    from vllm.model_executor.kernels.linear.nvfp4.base import NvFp4LinearLayerConfig
+
+    from fp8kit.vllm.nvfp4 import Fp8kitNvFp4LinearKernel
+
+    ok, reason = Fp8kitNvFp4LinearKernel.is_supported()
+    if not ok:
+        pytest.skip(f"fp8kit's NVFP4 kernel is not served on this GPU: {reason}")
+    n, m = 256, 40
+    qw, sw, g_w = _nvfp4_weight(n, k)
+    x = torch.randn(3, m, k, device="cuda", dtype=torch.bfloat16)
+    g_x = torch.tensor([448.0 * 6 / float(x.abs().max())], device="cuda")
+    layer = torch.nn.Module()
+    params = {"weight": qw.clone(), "weight_scale": sw.clone(), "input_global_scale_inv": g_x[0].clone(),
+              "alpha": (1.0 / (g_x * g_w))[0], "input_global_scale": 1.0 / g_x[0], "weight_global_scale": 1.0 / g_w[0]}
+    for name, t in params.items():
+        layer.register_parameter(name, torch.nn.Parameter(t, requires_grad=False))
+    layer.output_size_per_partition, layer.input_size_per_partition = n, k
+    kernel = Fp8kitNvFp4LinearKernel(NvFp4LinearLayerConfig())
+    kernel.process_weights_after_loading(layer)
+    y = kernel.apply_weights(layer, x)
+    assert y.shape == (3, m, n) and y.dtype == torch.bfloat16
+    ref = _nvfp4_reference(x.reshape(-1, k), g_x, qw, sw, params["alpha"]).view(3, m, n)
+    _assert_nvfp4_close(y, ref)

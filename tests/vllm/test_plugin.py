@@ -34,6 +34,7 @@ from fp8kit._choose import choose_path
 from fp8kit.vllm import _support
 from fp8kit.vllm._support import MODES
 from fp8kit.vllm.linear import Fp8kitBlockScaledMMLinearKernel, Fp8kitScaledMMLinearKernel
+from fp8kit.vllm.nvfp4 import Fp8kitNvFp4LinearKernel
 
 # The capabilities the issue names (GB10, RTX 50xx, B300, H100, L40, A100) and one
 # below fp8kit's minimum.
@@ -59,7 +60,8 @@ def _select(act, weight, shape=(512, 512)):
 
 
 def _ours(kind_name):
-    return {"fp8": Fp8kitScaledMMLinearKernel, "fp8_block": Fp8kitBlockScaledMMLinearKernel}[kind_name]
+    return {"fp8": Fp8kitScaledMMLinearKernel, "fp8_block": Fp8kitBlockScaledMMLinearKernel,
+            "nvfp4": Fp8kitNvFp4LinearKernel}[kind_name]
 
 
 def test_vllm_loads_the_declared_entry_point_and_fp8kit_heads_each_list():
@@ -68,7 +70,9 @@ def test_vllm_loads_the_declared_entry_point_and_fp8kit_heads_each_list():
     assert plugin._registered  # load_general_plugins() in conftest ran it
     for name, kernels in _lists().items():
         assert kernels[0] is _ours(name)
-    assert linear._LINEAR_BACKEND_KERNEL_MAP["fp8kit"] == {Fp8kitScaledMMLinearKernel, Fp8kitBlockScaledMMLinearKernel}
+    assert linear._LINEAR_BACKEND_KERNEL_MAP["fp8kit"] == {Fp8kitScaledMMLinearKernel, Fp8kitBlockScaledMMLinearKernel,
+                                                           Fp8kitNvFp4LinearKernel}
+    assert set(_lists()) == {"fp8", "fp8_block", "nvfp4"}
 
 
 def test_registering_twice_leaves_one_entry(monkeypatch):
@@ -89,9 +93,11 @@ def test_register_logs_one_line_naming_the_gpu(monkeypatch, caplog):
         plugin.register()
     active = [r.getMessage() for r in caplog.records if r.name == LOGGER and " active:" in r.getMessage()]
     assert len(active) == 1, active
-    assert f"fp8kit {fp8kit.__version__} active: linear kinds fp8, fp8_block first" in active[0]
+    assert f"fp8kit {fp8kit.__version__} active: linear kinds fp8, fp8_block, nvfp4 first" in active[0]
     answer = choose_path(cc // 10, cc % 10)
     assert f"GPU capability {cc // 10}.{cc % 10} ({answer.family}): {answer.path}, {answer.image}" in active[0]
+    nvfp4 = _support.served(cc, "nvfp4")
+    assert (f"NVFP4 W4A4 {nvfp4.choice.path}, {nvfp4.choice.image}" if nvfp4.ok else "NVFP4 not served") in active[0]
 
 
 @pytest.mark.parametrize("cc", CAPABILITIES)
@@ -246,7 +252,7 @@ assert "vllm.model_executor.kernels.linear" not in sys.modules, "register() impo
 import vllm.model_executor.kernels.linear as linear
 from vllm.platforms import PlatformEnum
 heads = [getattr(linear, k.kernel_list)[PlatformEnum.CUDA][0].__name__ for k in plugin.KINDS]
-assert heads == ["Fp8kitScaledMMLinearKernel", "Fp8kitBlockScaledMMLinearKernel"], heads
+assert heads == ["Fp8kitScaledMMLinearKernel", "Fp8kitBlockScaledMMLinearKernel", "Fp8kitNvFp4LinearKernel"], heads
 print(f"register() {took:.2f} s")
 """
 

@@ -83,3 +83,22 @@ def test_moe_batched_compiles_into_one_graph(act_mode):
                  _meta(*s2))
         assert out.shape == (E, max_m, K) and out.dtype == torch.bfloat16
     assert len(graphs) == 1
+
+
+@pytest.mark.parametrize("k, k_pad", [(K, 0), (K + 16, 16)])
+def test_nvfp4_linear_compiles_into_one_graph(k, k_pad):
+    """W4A4: fp8kit's NVFP4 quantise and GEMM; a K padded to the GEMM's 32 adds one cat."""
+    def linear(x, w, ws, g, alpha, bias):
+        return sequences.nvfp4_linear(x, w, ws, g, alpha, bias, torch.bfloat16, k_pad)
+
+    fn, graphs = _compiled(linear)
+    kp = k + k_pad
+    w = _meta(N, kp // 2, dtype=torch.uint8)
+    ws = _meta(-(-N // 128) * 128, -(-(kp // 16) // 4) * 4, dtype=FP8)
+    for m in (16, 33, 64):
+        d = fn(_meta(m, k, dtype=torch.bfloat16), w, ws, _meta(1), _meta(1), _meta(N, dtype=torch.bfloat16))
+        assert d.shape == (m, N) and d.dtype == torch.bfloat16
+    assert len(graphs) == 1
+    code = graphs[0].code
+    assert code.count("fp8kit.nvfp4_quantize") == 1 and code.count("fp8kit.nvfp4_mm") == 1
+    assert ("torch.cat" in code) == bool(k_pad)

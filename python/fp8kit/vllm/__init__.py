@@ -36,11 +36,13 @@ class Kind(NamedTuple):
     kernel_class: str  # "module:class" of fp8kit's kernel
 
 
-# NVFP4 joins as one more entry, Kind("nvfp4", "_POSSIBLE_NVFP4_KERNELS", "<module>:<class>"),
-# once fp8kit has an NVFP4 GEMM and a vLLM NvFp4LinearKernel subclass over it.
+# One entry per kind; a further kind is one more entry whose class subclasses that kind's
+# vLLM kernel base. nvfp4 is W4A4 only: vLLM picks weight-only (W4A16) kernels from a fixed
+# tuple of its own, so those layers keep vLLM's kernels.
 KINDS = (
     Kind("fp8", "_POSSIBLE_FP8_KERNELS", "fp8kit.vllm.linear:Fp8kitScaledMMLinearKernel"),
     Kind("fp8_block", "_POSSIBLE_FP8_BLOCK_KERNELS", "fp8kit.vllm.linear:Fp8kitBlockScaledMMLinearKernel"),
+    Kind("nvfp4", "_POSSIBLE_NVFP4_KERNELS", "fp8kit.vllm.nvfp4:Fp8kitNvFp4LinearKernel"),
 )
 
 _registered = False
@@ -79,10 +81,13 @@ def _served_text():
         return f"{why}; this build's images: {build_targets()}"
     choice = _support.choice(capability)
     major, minor = divmod(capability, 10)
+    nvfp4 = _support.served(capability, _support.NVFP4)
+    nvfp4_text = (f"NVFP4 W4A4 {nvfp4.choice.path}, {nvfp4.choice.image}" if nvfp4.ok
+                  else f"NVFP4 not served ({nvfp4.why})")
     if not choice.ok:
-        return f"GPU capability {major}.{minor}: not served, vLLM's kernels run ({choice.reason})"
+        return f"GPU capability {major}.{minor}: FP8 not served, vLLM's FP8 kernels run ({choice.reason}); {nvfp4_text}"
     return (f"GPU capability {major}.{minor} ({choice.family}): {choice.path}, {choice.image}, "
-            f"{choice.tensor_cores} FP8 tensor cores")
+            f"{choice.tensor_cores} FP8 tensor cores; {nvfp4_text}")
 
 
 def _register():

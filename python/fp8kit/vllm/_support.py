@@ -13,13 +13,16 @@ import os
 from typing import NamedTuple
 
 from .. import _lib
-from .._choose import PathChoice, choose_path
+from .._choose import PathChoice, choose_nvfp4_path, choose_path
 
-# The scale modes each question is asked with: the widest the plugin's classes issue.
+# The scale modes each FP8 question is asked with: the widest the plugin's classes issue.
 MODES = {
     "fp8": (_lib.SCALE_ROW, _lib.SCALE_COL),
     "fp8_block": (_lib.SCALE_BLOCK, _lib.SCALE_BLOCK),
 }
+# NVFP4 has its own path set (W4A4: sm120_mma on 12.x, sm75_hmma from 7.5), asked of
+# fp8kit._choose.choose_nvfp4_path.
+NVFP4 = "nvfp4"
 # fp8kit's GEMMs need K (and an expert's inner dimension) a multiple of this.
 K_MULTIPLE = 16
 WIDE_DTYPE_NAMES = ("bfloat16", "float16", "float32")
@@ -38,9 +41,11 @@ def current_capability():
     return cap[0] * 10 + cap[1], ""
 
 
-# Where fp8kit has no FP8 tensor cores (Turing, Ampere: its FP8 -> f16 fallback would
-# run), vLLM's own FP8 kernels for those GPUs (Marlin's weight-only W8A16) are kept
-# unless this is set to 1.
+# Where fp8kit has no tensor cores for the format (FP8 on Turing and Ampere; NVFP4
+# everywhere but SM12x: its decode-to-f16 HMMA fallback would run), vLLM's own kernels
+# for those GPUs (Marlin's weight-only W8A16 / W4A16) are kept unless this is set to 1.
+# For NVFP4 that fallback is correct but slow: 0.02-0.22 of the copy roof in decode on
+# an H200 (docs/nvfp4.md).
 FALLBACK_VARIABLE = "FP8KIT_VLLM_FALLBACK"
 
 
@@ -52,26 +57,28 @@ class Served(NamedTuple):
 
 
 @functools.lru_cache(maxsize=None)
-def _answer(capability, modes):
+def _answer(capability, kind):
     major, minor = divmod(int(capability), 10)
-    choice = choose_path(major, minor, *modes)
+    choice = choose_nvfp4_path(major, minor) if kind == NVFP4 else choose_path(major, minor, *MODES[kind])
     if not choice.ok:
         why = choice.reason
         reason = f"has no fp8kit image for compute capability {major}.{minor} in this build: {why}"
     elif choice.tensor_cores == "fallback" and os.environ.get(FALLBACK_VARIABLE) != "1":
-        why = (f"fp8kit has no FP8 tensor cores on compute capability {major}.{minor} (its f16 fallback would "
+        fmt = "NVFP4" if kind == NVFP4 else "FP8"
+        why = (f"fp8kit has no {fmt} tensor cores on compute capability {major}.{minor} (its f16 fallback would "
                f"run), so vLLM's own kernels are kept; {FALLBACK_VARIABLE}=1 selects fp8kit there")
         reason = "is not used: " + why
     else:
         return Served(True, "", "", choice)
     # Once per capability and kind (the answers are cached): vLLM moves on to its next kernel.
-    logger.info("fp8kit: not selected for capability %d.%d (%s); vLLM's next kernel runs", major, minor, why)
+    logger.info("fp8kit: %s not selected for capability %d.%d (%s); vLLM's next kernel runs", kind, major, minor,
+                why)
     return Served(False, reason, why, choice)
 
 
 def served(capability, kind):
     """The plugin's answer for a capability integer and kind: Served(ok, reason, why, choice)."""
-    return _answer(int(capability), MODES[kind])
+    return _answer(int(capability), kind)
 
 
 def is_supported(capability, kind):
@@ -82,7 +89,7 @@ def is_supported(capability, kind):
             capability, why = current_capability()
             if capability is None:
                 return False, why
-        answer = _answer(int(capability), MODES[kind])
+        answer = _answer(int(capability), kind)
         return answer.ok, answer.reason or None
     except Exception as e:  # an answer, never an exception, for vLLM's selection loop
         return False, f"fp8kit could not answer for capability {capability}: {e}"
@@ -90,7 +97,7 @@ def is_supported(capability, kind):
 
 def choice(capability, kind="fp8"):
     """fp8kit's PathChoice for a capability integer (for the plugin's log line)."""
-    return _answer(int(capability), MODES[kind]).choice
+    return _answer(int(capability), kind).choice
 
 
 def dtype_name(dtype):

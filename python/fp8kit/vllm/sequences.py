@@ -14,6 +14,8 @@ traces into one graph with a symbolic number of tokens.
         tokens routed to E experts, sorted by expert into fp8kit's contiguous layout
     moe_batched(x, counts, ...)                         x [E, max_m, K] -> [E, max_m, K]
         fp8kit's masked layout as it is
+    nvfp4_linear(x, weight, weight_scale, global_scale, alpha, ...)   x [M, K] -> [M, N]
+        W4A4: fp8kit's NVFP4 quantiser (swizzled scales) then its NVFP4 GEMM
 
 Weights are [N, K] (linear) or [E, N, K] (experts) with K contiguous, as vLLM stores them;
 scales are float32 in those orientations (docs/python.md: scaled_mm, grouped_mm).
@@ -21,9 +23,10 @@ scales are float32 in those orientations (docs/python.md: scaled_mm, grouped_mm)
 
 import torch
 
-from .. import ops
+from .. import _nvfp4, ops
 
 FP8 = torch.float8_e4m3fn
+NVFP4_BLOCK = 16  # K elements per E4M3 block scale
 
 
 def quantize(x, act_mode, input_scale=None, input_scale_ub=None):
@@ -159,3 +162,31 @@ def moe_batched(x, counts, w1, w2, w1_scale, w2_scale, act_mode, activation, act
     q2, s2 = quantize(a, act_mode, a2_scale)
     return ops.grouped_mm(q2.view(experts, rows, act_dim), w2, _batched_scale(s2, act_mode, experts, rows),
                           _channel_scale(w2_scale, w2), counts, w2_bias, out_dtype)
+
+
+def swizzle_nvfp4_scales(scale):
+    """Row-major E4M3 block scales [N, K/16] in the swizzled layout fp8kit's NVFP4 GEMM
+    and vLLM's kernels read (docs/nvfp4.md): [round_up(N, 128), round_up(K/16, 4)], 512-byte
+    tiles of 128 rows x 4 blocks, K-fastest, zero padding. Row r = 128a + 32b + c, block
+    kb = 4d + e lies at ((a * Kb4/4 + d) * 32 + c) * 16 + 4b + e: dims (a, b, c, d, e) of
+    the padded [N, Kb] permuted to (a, d, c, b, e)."""
+    n, kb = scale.shape
+    n_pad, kb_pad = -(-n // 128) * 128, -(-kb // 4) * 4
+    padded = scale.new_zeros((n_pad, kb_pad))
+    padded[:n, :kb] = scale
+    tiles = padded.view(n_pad // 128, 4, 32, kb_pad // 4, 4).permute(0, 3, 2, 1, 4)
+    return tiles.contiguous().view(n_pad, kb_pad)
+
+
+def nvfp4_linear(x, weight, weight_scale, global_scale, alpha, bias=None, out_dtype=torch.bfloat16, k_pad=0):
+    """out [M, N] = alpha * quantize(x) . weight^T (+ bias): one fp8kit NVFP4 quantise,
+    one fp8kit NVFP4 GEMM. x bf16 / f16 [M, K]; weight uint8 [N, (K + k_pad)/2] and its
+    swizzled scales; global_scale the quantiser's f32 [1] (vLLM's input_global_scale_inv),
+    alpha f32 [1] (input_global_scale * weight_global_scale). k_pad zero columns (a
+    multiple of 16 elements) extend K to the GEMM's granule of 32: the quantised
+    activation gets k_pad / 2 zero bytes per row, and its swizzled scales already hold the
+    zero block (round_up(K/16, 4) covers it)."""
+    q, s = _nvfp4.nvfp4_quantize(x, global_scale, True)
+    if k_pad:  # torch.cat keeps the token count symbolic when traced (constant_pad_nd specialises it)
+        q = torch.cat([q, q.new_zeros((q.shape[0], k_pad // 2))], dim=1)
+    return _nvfp4.nvfp4_mm(q, weight, s, weight_scale, alpha, bias, out_dtype, True)
