@@ -11,7 +11,7 @@ warm-up, replayed `--warmups` times, then `--reps` replays timed one by one
 with CUDA events; the figure is the median replay over the layer count.
 GB/s counts the bytes a call must move (B, A, D and the scales) and is given
 as a fraction of the copy roof measured in the same run (a device-to-device
-copy of 512 MiB). Host overhead: the wall time per eager call of a
+copy of 512 MiB). Host overhead: the time to return to Python per eager call of a
 1 x 256 x 256 GEMM (too small for the GPU to be the bound), 2000 calls, no
 synchronisation inside the loop. Inputs: e4m3 uniform bytes of magnitude
 0x00-0x3f (finite), scales in [0.001, 0.011].
@@ -20,11 +20,11 @@ synchronisation inside the loop. Inputs: e4m3 uniform bytes of magnitude
 import argparse
 import json
 import statistics
-import time
 
 import torch
 
 import fp8kit
+from torch_overhead import _time as torch_overhead_time  # bench/ is this script's directory
 
 SHAPES = [(1, 4096, 4096), (4, 2048, 7168), (16, 7168, 2048), (1, 14336, 4096), (8, 4096, 14336),
           (16, 24576, 1536), (1, 7168, 16384)]
@@ -84,15 +84,10 @@ def graph_us_per_call(calls, warmups, reps):
 
 
 def host_us_per_call(fn, calls=2000):
+    """The time to return to Python per call, as bench/torch_overhead.py measures it."""
     for _ in range(50):
         fn()
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    t1 = time.perf_counter()
-    torch.cuda.synchronize()
-    return (t1 - t0) * 1e6 / calls
+    return torch_overhead_time(fn, calls)[1]
 
 
 def fast_accum_supported():

@@ -6,6 +6,7 @@
 // the library is the header's version.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -100,6 +101,25 @@ TEST(Versioned, OptionsAreVersionedToo) {
   fp8kit_gemm_options resolved;
   EXPECT_EQ(fp8kit::read_versioned(&o, &resolved), FP8KIT_STATUS_INVALID_ARGUMENT);
   EXPECT_TRUE(names("options->struct_size = 3")) << fp8kit_last_error();
+}
+
+// Options of the layout before `accumulation` (ending at workspace_zeroed) are
+// read up to their size: the bytes past it, garbage in the caller's memory,
+// are never read, and accumulation takes its default, PROMOTED.
+TEST(Versioned, OptionsOfTheLayoutBeforeAccumulationGetPromoted) {
+  constexpr size_t kBefore = offsetof(fp8kit_gemm_options, workspace_zeroed) + sizeof(int);
+  static_assert(kBefore < sizeof(fp8kit_gemm_options), "the options grew past workspace_zeroed");
+  fp8kit_gemm_options caller;
+  std::memset(&caller, 0x5a, sizeof caller);  // the caller's memory past its struct
+  std::memset(&caller, 0, kBefore);
+  caller.struct_size = kBefore;
+  caller.workspace_zeroed = 1;
+  fp8kit_gemm_options resolved;
+  ASSERT_EQ(fp8kit::read_versioned(&caller, &resolved), FP8KIT_STATUS_SUCCESS) << fp8kit_last_error();
+  EXPECT_EQ(resolved.struct_size, sizeof resolved);
+  EXPECT_EQ(resolved.workspace_zeroed, 1);
+  EXPECT_EQ(resolved.accumulation, FP8KIT_ACCUMULATION_PROMOTED);
+  EXPECT_EQ(resolved.reserved, 0);
 }
 
 // An output struct of an older, smaller layout is written up to its size.
