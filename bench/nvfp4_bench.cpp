@@ -5,12 +5,14 @@
 // from memory as in a model; decode shapes (M <= 16) use kGraphGemms distinct
 // sets and are also timed inside a CUDA graph of that many GEMMs (graph.hpp).
 //
-//   fp8kit_nvfp4_bench [--shapes MxNxK,...] [--iters N] [--warmups N] [--budget-ms X] [--json FILE]
+//   fp8kit_nvfp4_bench [--shapes MxNxK,...] [--iters N] [--warmups N] [--budget-ms X] [--no-grouped]
+//                      [--json FILE]
 //
 // Per row: microseconds per GEMM, TFLOP/s, and for decode the weight stream's
 // fraction of the copy roof (the bytes each contender must read: packed
 // NVFP4 plus its scales, bf16 or e4m3 weights). Values are not checked here:
 // tests/gpu/test_nvfp4_gpu.cpp checks every path against the reference.
+// Then masked grouped decode rows (nvfp4_grouped.cpp) unless --no-grouped.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -26,6 +28,7 @@
 #include "cublaslt_bf16.hpp"
 #include "device.hpp"
 #include "graph.hpp"
+#include "nvfp4_grouped.hpp"
 
 namespace fp8bench {
 namespace {
@@ -123,7 +126,8 @@ struct Contender {
   Timer::Call call;
 };
 
-int run(const std::vector<Shape>& shapes, int iters, int warmups, double budget_ms, const std::string& json_path) {
+int run(const std::vector<Shape>& shapes, int iters, int warmups, double budget_ms, bool grouped,
+        const std::string& json_path) {
   cudaStream_t stream = nullptr;
   BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   Timer timer(stream);
@@ -180,6 +184,7 @@ int run(const std::vector<Shape>& shapes, int iters, int warmups, double budget_
     }
     if (!have_lt) std::printf("%-18s cublaslt_bf16: %s\n", label, why.c_str());
   }
+  if (grouped) run_nvfp4_grouped_decode(stream, warmups, iters, copy_gbs, &rows);
   if (!json_path.empty()) {
     std::ofstream(json_path) << nlohmann::ordered_json{{"copy_bandwidth_gbs", copy_gbs}, {"rows", rows}}.dump(2)
                              << "\n";
@@ -202,13 +207,15 @@ int main(int argc, char** argv) {
   app.add_option("--warmups", warmups, "untimed calls first");
   app.add_option("--budget-ms", budget_ms, "time budget per shape");
   app.add_option("--json", json, "write the rows here");
+  bool no_grouped = false;
+  app.add_flag("--no-grouped", no_grouped, "skip the grouped masked decode rows");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitBadInput;
   }
   try {
-    return run(parse_shapes(shapes), iters, warmups, budget_ms, json);
+    return run(parse_shapes(shapes), iters, warmups, budget_ms, !no_grouped, json);
   } catch (const BadArgs& e) {
     std::fprintf(stderr, "fp8kit_nvfp4_bench: %s\n", e.what());
     return kExitBadInput;

@@ -28,6 +28,7 @@
 #define FP8KIT_ARCH_FP8_MMA_MIN 890         // mma.sync e4m3/e5m2, cvt e4m3x2
 #define FP8KIT_ARCH_HOPPER_LO 900           // wgmma and TMA: Hopper family
 #define FP8KIT_ARCH_HOPPER_HI 1000
+#define FP8KIT_ARCH_GRID_DEPENDENCY_MIN 900  // griddepcontrol (programmatic dependent launch)
 #define FP8KIT_ARCH_SM12X_LO 1200           // consumer Blackwell: RTX 50xx, RTX PRO, GB10
 #define FP8KIT_ARCH_SM12X_HI 1300
 
@@ -55,6 +56,7 @@
 #define FP8KIT_HAS_MMA_SYNC_FP4_BLOCK_SCALE FP8KIT_HAS_MMA_SYNC_BLOCK_SCALE
 // mma.sync m16n8k16 with bf16 operands (and bf16 arithmetic): Ampere and up.
 #define FP8KIT_HAS_BF16_MMA FP8KIT_HAS_CP_ASYNC
+#define FP8KIT_HAS_GRID_DEPENDENCY FP8KIT_ARCH_IN(FP8KIT_ARCH_GRID_DEPENDENCY_MIN, FP8KIT_ARCH_END)
 
 // ---------------------------------------------------------------------------
 // Host side.
@@ -143,6 +145,8 @@ constexpr Range kSm12xBlockScaledMma{120, 130};
 // from the same sm_120f image.
 constexpr Range kSm12xFp4BlockScaledMma{120, 130};
 constexpr Range kBf16Mma{80, kOpenEnd};  // mma.sync bf16: Ampere and up
+// The programmatic-stream-serialisation launch attribute and griddepcontrol.
+constexpr Range kProgrammaticLaunch{90, kOpenEnd};
 constexpr int kMinSupported = 75;
 
 }  // namespace fp8kit::arch

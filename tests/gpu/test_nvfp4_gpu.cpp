@@ -48,9 +48,13 @@ constexpr fp8kit_dtype kOuts[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16, FP8KIT_DT
 struct Shape {
   int64_t m, n, k;
 };
-// Decode (M 1 .. 16), ragged edges in every dimension, K with a half stage
-// (K % 64 == 32), several M tiles.
-constexpr Shape kShapes[] = {{1, 64, 32}, {3, 333, 96}, {16, 1000, 256}, {31, 130, 608}, {129, 257, 160}, {300, 64, 512}};
+// Decode (M 1 .. 16: the decode tiles), ragged edges in every dimension, K
+// with a half stage (K % 64 == 32) and with a last decode chunk of one to
+// three granules of 32 (K % 128 != 0) after more chunks than a CTA's warps
+// take at once, several M tiles.
+constexpr Shape kShapes[] = {{1, 64, 32},   {3, 333, 96},   {16, 1000, 256}, {31, 130, 608},
+                             {129, 257, 160}, {300, 64, 512}, {5, 250, 4128},  {9, 96, 2080}};
+constexpr int kShapeCount = sizeof(kShapes) / sizeof(kShapes[0]);
 
 using DenseParam = std::tuple<fp8kit_path, int /*a*/, int /*out*/, int /*shape*/>;
 class Nvfp4Dense : public ::testing::TestWithParam<DenseParam> {};
@@ -78,7 +82,7 @@ std::string dense_name(const ::testing::TestParamInfo<DenseParam>& info) {
 INSTANTIATE_TEST_SUITE_P(Paths, Nvfp4Dense,
                          ::testing::Combine(::testing::Values(FP8KIT_PATH_AUTO, FP8KIT_PATH_SM120_MMA,
                                                               FP8KIT_PATH_SM75_HMMA),
-                                            ::testing::Range(0, 3), ::testing::Range(0, 3), ::testing::Range(0, 6)),
+                                            ::testing::Range(0, 3), ::testing::Range(0, 3), ::testing::Range(0, kShapeCount)),
                          dense_name);
 
 TEST(Nvfp4Dense, PaddedLeadingDimensionsAndNoAlpha) {
@@ -213,6 +217,7 @@ TEST_P(Nvfp4Grouped, RaggedAndEmptyExperts) {
   const GroupedRun run{li ? FP8KIT_GROUPED_MASKED : FP8KIT_GROUPED_CONTIGUOUS, kATypes[ai], path};
   if (path == FP8KIT_PATH_SM120_MMA && run.a_type != FP8KIT_DTYPE_NVFP4) GTEST_SKIP() << "sm120_mma is W4A4 only";
   run_grouped(run, {5, 0, 1, 37, 16}, 136, 96);   // decode-sized experts, one empty
+  run_grouped(run, {3, 0, 8, 1}, 200, 1088);      // decode tiles only (<= 8 rows per expert)
   run_grouped(run, {130, 0, 64}, 72, 256);         // prefill-sized experts
 }
 

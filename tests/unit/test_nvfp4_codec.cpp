@@ -174,8 +174,16 @@ TEST(Nvfp4Plan, DecodeShapeForSmallM) {
   turing.smem_per_block_optin = 65536;
   DeviceInfo sm12x{};
   sm12x.smem_per_block_optin = 101376;
+  using nvfp4::TileId;
   for (bool a16 : {false, true}) {
-    EXPECT_EQ(nvfp4::choose_tile(1, a16, sm12x), static_cast<int>(nvfp4::TileId::M16N64));
+    // HMMA families: the decode tiles up to 16 tokens.
+    EXPECT_EQ(nvfp4::choose_tile(1, a16, turing), static_cast<int>(TileId::DecodeM8));
+    EXPECT_EQ(nvfp4::choose_tile(8, a16, turing), static_cast<int>(TileId::DecodeM8));
+    EXPECT_EQ(nvfp4::choose_tile(9, a16, turing), static_cast<int>(TileId::DecodeM16));
+    EXPECT_EQ(nvfp4::choose_tile(16, a16, turing), static_cast<int>(TileId::DecodeM16));
+    EXPECT_EQ(nvfp4::choose_tile(17, a16, turing), static_cast<int>(TileId::M16N64));
+    // Without decode tiles (the block-scaled FP4 mma): the 16-row CTA tile.
+    EXPECT_EQ(nvfp4::choose_tile(1, a16, sm12x, false), static_cast<int>(nvfp4::TileId::M16N64));
     EXPECT_EQ(nvfp4::choose_tile(32, a16, sm12x), static_cast<int>(nvfp4::TileId::M16N64));
     EXPECT_EQ(nvfp4::choose_tile(33, a16, sm12x), static_cast<int>(nvfp4::TileId::M128N128));
     EXPECT_EQ(nvfp4::choose_tile(4096, a16, turing), static_cast<int>(nvfp4::TileId::M128N128));
@@ -184,4 +192,16 @@ TEST(Nvfp4Plan, DecodeShapeForSmallM) {
   DeviceInfo tiny{};
   tiny.smem_per_block_optin = 1024;
   EXPECT_EQ(nvfp4::choose_tile(1, true, tiny), -1);
+  EXPECT_EQ(nvfp4::choose_tile(1, true, tiny, false), -1);
+}
+
+TEST(Nvfp4Plan, DecodeTilesHoldTheirPartialSumsOnly) {
+  for (nvfp4::TileId id : {nvfp4::TileId::DecodeM8, nvfp4::TileId::DecodeM16}) {
+    const nvfp4::TileShape& t = nvfp4::tile_shape(id);
+    EXPECT_EQ(t.kind, nvfp4::TileKind::Decode);
+    EXPECT_EQ(t.block_n, 16 * t.warps_n) << t.name;
+    EXPECT_EQ(t.warps(), 8) << t.name;
+    EXPECT_EQ(t.smem_bytes(true), t.warps_k * t.block_m * t.block_n * 4) << t.name;
+    EXPECT_EQ(t.smem_bytes(true), t.smem_bytes(false)) << t.name;
+  }
 }

@@ -60,13 +60,13 @@ bool hmma_takes_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, std:
   const FamilyEntry* f = hmma_family(g.dense.a_type, dev, why);
   return f && f->takes_grouped(g, dev, why);
 }
-cudaError_t hmma_launch(const Nvfp4Params& p, const DeviceInfo& dev, const LaunchEnv&, cudaStream_t s,
+cudaError_t hmma_launch(const Nvfp4Params& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t s,
                         const char** k) {
-  return hmma_family(p.a_type, dev, nullptr)->launch_dense(p, dev, s, k);
+  return hmma_family(p.a_type, dev, nullptr)->launch_dense(p, dev, env.programmatic_launch, s, k);
 }
-cudaError_t hmma_launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, const LaunchEnv&, cudaStream_t s,
-                                const char** k) {
-  return hmma_family(g.dense.a_type, dev, nullptr)->launch_grouped(g, dev, s, k);
+cudaError_t hmma_launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, const LaunchEnv& env,
+                                cudaStream_t s, const char** k) {
+  return hmma_family(g.dense.a_type, dev, nullptr)->launch_grouped(g, dev, env.programmatic_launch, s, k);
 }
 const void* hmma_probe() { return nvfp4::hmma_f16_a16().probe(); }
 
@@ -100,13 +100,13 @@ bool omma_takes_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, std:
   }
   return nvfp4::omma_a4().takes_grouped(g, dev, why);
 }
-cudaError_t omma_launch(const Nvfp4Params& p, const DeviceInfo& dev, const LaunchEnv&, cudaStream_t s,
+cudaError_t omma_launch(const Nvfp4Params& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t s,
                         const char** k) {
-  return nvfp4::omma_a4().launch_dense(p, dev, s, k);
+  return nvfp4::omma_a4().launch_dense(p, dev, env.programmatic_launch, s, k);
 }
-cudaError_t omma_launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, const LaunchEnv&, cudaStream_t s,
-                                const char** k) {
-  return nvfp4::omma_a4().launch_grouped(g, dev, s, k);
+cudaError_t omma_launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, const LaunchEnv& env,
+                                cudaStream_t s, const char** k) {
+  return nvfp4::omma_a4().launch_grouped(g, dev, env.programmatic_launch, s, k);
 }
 const void* omma_probe() { return nvfp4::omma_a4().probe(); }
 

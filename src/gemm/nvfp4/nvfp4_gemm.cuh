@@ -67,6 +67,8 @@ struct Config {
   static constexpr int kStageBytes = kShape.stage_bytes(kA16);
   static constexpr int kSmemBytes = kShape.smem_bytes(kA16);
   static constexpr int kGroupM = 8;  // CTA rows per rasterisation group (L2 reuse of B)
+  static constexpr int kMinBlocks = kShape.min_blocks;
+  static_assert(kShape.kind == TileKind::Cta, "a CTA tile");
   static_assert(kTilesN % 2 == 0, "B fragments are loaded two n8 tiles at a time");
   static_assert(kBlockN + (kA16 ? 0 : kBlockM) <= kThreads, "one scale row per thread at most");
   static_assert(kStages >= 2, "the scale prefetch stores one stage behind");

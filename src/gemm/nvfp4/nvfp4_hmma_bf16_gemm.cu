@@ -13,14 +13,14 @@
 namespace fp8kit::nvfp4 {
 
 const FamilyEntry& hmma_bf16_a16() {
-  using F = Family<HmmaBf16, true>;
+  using F = Family<HmmaBf16, true, true>;
   static const FamilyEntry e{
       &F::takes_dense, &F::takes_grouped,
-      [](const Nvfp4Params& p, const DeviceInfo& d, cudaStream_t s, const char** k) {
-        return F::launch_dense("hmma_bf16,a16", p, d, s, k);
+      [](const Nvfp4Params& p, const DeviceInfo& d, bool pdl, cudaStream_t s, const char** k) {
+        return F::launch_dense("hmma_bf16,a16", p, d, pdl, s, k);
       },
-      [](const Nvfp4GroupedParams& g, const DeviceInfo& d, cudaStream_t s, const char** k) {
-        return F::launch_grouped("hmma_bf16,a16", g, d, s, k);
+      [](const Nvfp4GroupedParams& g, const DeviceInfo& d, bool pdl, cudaStream_t s, const char** k) {
+        return F::launch_grouped("hmma_bf16,a16", g, d, pdl, s, k);
       },
       &F::probe};
   return e;

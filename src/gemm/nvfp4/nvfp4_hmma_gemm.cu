@@ -14,15 +14,15 @@ namespace {
 
 template <bool kA16>
 const FamilyEntry& entry() {
-  using F = Family<HmmaF16, kA16>;
+  using F = Family<HmmaF16, kA16, true>;
   constexpr const char* kPolicy = kA16 ? "hmma_f16,a16" : "hmma_f16,a4";
   static const FamilyEntry e{
       &F::takes_dense, &F::takes_grouped,
-      [](const Nvfp4Params& p, const DeviceInfo& d, cudaStream_t s, const char** k) {
-        return F::launch_dense(kPolicy, p, d, s, k);
+      [](const Nvfp4Params& p, const DeviceInfo& d, bool pdl, cudaStream_t s, const char** k) {
+        return F::launch_dense(kPolicy, p, d, pdl, s, k);
       },
-      [](const Nvfp4GroupedParams& g, const DeviceInfo& d, cudaStream_t s, const char** k) {
-        return F::launch_grouped(kPolicy, g, d, s, k);
+      [](const Nvfp4GroupedParams& g, const DeviceInfo& d, bool pdl, cudaStream_t s, const char** k) {
+        return F::launch_grouped(kPolicy, g, d, pdl, s, k);
       },
       &F::probe};
   return e;

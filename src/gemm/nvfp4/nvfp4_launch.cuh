@@ -8,6 +8,7 @@
 #include <array>
 #include <climits>
 #include <string>
+#include <utility>
 
 #include "gemm/nvfp4/nvfp4_paths.hpp"
 #include "gemm/nvfp4/nvfp4_tile.cuh"
@@ -17,22 +18,32 @@ namespace fp8kit::nvfp4 {
 using DenseFn = void (*)(Nvfp4Params);
 using GroupedFn = void (*)(Nvfp4GroupedParams);
 
-// `kName` names the family and A kind in kernel names ("hmma_f16").
-template <class Policy, bool kA16>
+// One policy and A kind. kDecodeTiles: the family carries the decode tiles
+// (HMMA policies); without them only the CTA tiles are instantiated.
+template <class Policy, bool kA16, bool kDecodeTiles>
 struct Family {
-  static constexpr std::array<DenseFn, kTileCount> kDense = {&nvfp4_gemm_kernel<TileId::M16N64, Policy, kA16>,
-                                                             &nvfp4_gemm_kernel<TileId::M128N128, Policy, kA16>};
-  static constexpr std::array<GroupedFn, kTileCount> kGrouped = {
-      &nvfp4_grouped_gemm_kernel<TileId::M16N64, Policy, kA16>,
-      &nvfp4_grouped_gemm_kernel<TileId::M128N128, Policy, kA16>};
+  static constexpr bool carries(TileId id) { return kDecodeTiles || tile_shape(id).kind == TileKind::Cta; }
+  template <size_t... kIds>
+  static constexpr std::array<DenseFn, kTileCount> dense_table(std::index_sequence<kIds...>) {
+    return {(carries(TileId(kIds)) ? &nvfp4_gemm_kernel<TileId(kIds), Policy, kA16> : nullptr)...};
+  }
+  template <size_t... kIds>
+  static constexpr std::array<GroupedFn, kTileCount> grouped_table(std::index_sequence<kIds...>) {
+    return {(carries(TileId(kIds)) ? &nvfp4_grouped_gemm_kernel<TileId(kIds), Policy, kA16> : nullptr)...};
+  }
+  static constexpr std::array<DenseFn, kTileCount> kDense = dense_table(std::make_index_sequence<kTileCount>{});
+  static constexpr std::array<GroupedFn, kTileCount> kGrouped = grouped_table(std::make_index_sequence<kTileCount>{});
 
-  static const char* name(const char* kind, const char* policy, int tile) {
-    static const std::array<std::string, kTileCount> names = [&] {
-      std::array<std::string, kTileCount> n;
-      for (int t = 0; t < kTileCount; ++t) n[t] = std::string(kind) + "<" + kTileShapes[t].name + "," + policy + ">";
+  static const char* name(bool grouped, const char* policy, int tile) {
+    static const std::array<std::array<std::string, kTileCount>, 2> names = [&] {
+      std::array<std::array<std::string, kTileCount>, 2> n;
+      for (int kind = 0; kind < 2; ++kind)
+        for (int t = 0; t < kTileCount; ++t)
+          n[kind][t] = std::string(kind ? "nvfp4_grouped_gemm" : "nvfp4_gemm") + "<" + kTileShapes[t].name + "," +
+                       policy + ">";
       return n;
     }();
-    return names[tile].c_str();
+    return names[grouped][tile].c_str();
   }
 
   // Rows an expert can have: masked max_m, contiguous T / E rounded up.
@@ -62,38 +73,53 @@ struct Family {
   }
 
   static bool takes_dense(const Nvfp4Params& p, const DeviceInfo& dev, std::string* why) {
-    const int tile = choose_tile(p.m, kA16, dev);
+    const int tile = choose_tile(p.m, kA16, dev, kDecodeTiles);
     return fits(tile, tile < 0 ? 0 : dense_ctas(p, kTileShapes[tile]), dev, why);
   }
   static bool takes_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, std::string* why) {
-    const int tile = choose_tile(grouped_rows(g), kA16, dev);
+    const int tile = choose_tile(grouped_rows(g), kA16, dev, kDecodeTiles);
     return fits(tile, tile < 0 ? 0 : grouped_ctas(g, kTileShapes[tile]), dev, why);
   }
 
-  template <class Fn, class P>
-  static cudaError_t start(Fn fn, const TileShape& t, int64_t ctas, const P& p, cudaStream_t stream) {
+  // With `programmatic` (a decode tile on a device that has it: the decode
+  // tile alone waits on griddepcontrol before reading what the previous
+  // kernel may write) the grid may start while that kernel finishes.
+  template <class P>
+  static cudaError_t start(void (*fn)(P), const TileShape& t, int64_t ctas, const P& p, bool programmatic,
+                           const DeviceInfo& dev, cudaStream_t stream) {
     if (ctas == 0) return cudaSuccess;  // grouped: no rows at all
     const int smem = t.smem_bytes(kA16);
     cudaError_t err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     if (err != cudaSuccess) return err;
-    fn<<<static_cast<unsigned>(ctas), t.threads(), smem, stream>>>(p);
-    return cudaGetLastError();
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(static_cast<unsigned>(ctas));
+    config.blockDim = dim3(t.threads());
+    config.dynamicSmemBytes = static_cast<size_t>(smem);
+    config.stream = stream;
+    const bool overlap = programmatic && t.kind == TileKind::Decode && arch::kProgrammaticLaunch.contains(dev.cap);
+    config.attrs = overlap ? &attr : nullptr;
+    config.numAttrs = overlap ? 1 : 0;
+    return cudaLaunchKernelEx(&config, fn, p);
   }
 
-  static cudaError_t launch_dense(const char* policy, const Nvfp4Params& p, const DeviceInfo& dev,
+  static cudaError_t launch_dense(const char* policy, const Nvfp4Params& p, const DeviceInfo& dev, bool programmatic,
                                   cudaStream_t stream, const char** kernel) {
-    const int tile = choose_tile(p.m, kA16, dev);
-    *kernel = name("nvfp4_gemm", policy, tile);
-    return start(kDense[tile], kTileShapes[tile], dense_ctas(p, kTileShapes[tile]), p, stream);
+    const int tile = choose_tile(p.m, kA16, dev, kDecodeTiles);
+    *kernel = name(false, policy, tile);
+    return start(kDense[tile], kTileShapes[tile], dense_ctas(p, kTileShapes[tile]), p, programmatic, dev, stream);
   }
   static cudaError_t launch_grouped(const char* policy, const Nvfp4GroupedParams& g, const DeviceInfo& dev,
-                                    cudaStream_t stream, const char** kernel) {
-    const int tile = choose_tile(grouped_rows(g), kA16, dev);
-    *kernel = name("nvfp4_grouped_gemm", policy, tile);
-    return start(kGrouped[tile], kTileShapes[tile], grouped_ctas(g, kTileShapes[tile]), g, stream);
+                                    bool programmatic, cudaStream_t stream, const char** kernel) {
+    const int tile = choose_tile(grouped_rows(g), kA16, dev, kDecodeTiles);
+    *kernel = name(true, policy, tile);
+    return start(kGrouped[tile], kTileShapes[tile], grouped_ctas(g, kTileShapes[tile]), g, programmatic, dev,
+                 stream);
   }
 
-  static const void* probe() { return reinterpret_cast<const void*>(kDense[0]); }
+  static const void* probe() { return reinterpret_cast<const void*>(kDense[static_cast<int>(TileId::M128N128)]); }
 };
 
 }  // namespace fp8kit::nvfp4

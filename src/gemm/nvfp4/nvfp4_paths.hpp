@@ -17,9 +17,11 @@ namespace fp8kit::nvfp4 {
 struct FamilyEntry {
   bool (*takes_dense)(const Nvfp4Params& p, const DeviceInfo& dev, std::string* why);
   bool (*takes_grouped)(const Nvfp4GroupedParams& g, const DeviceInfo& dev, std::string* why);
-  cudaError_t (*launch_dense)(const Nvfp4Params& p, const DeviceInfo& dev, cudaStream_t stream, const char** kernel);
-  cudaError_t (*launch_grouped)(const Nvfp4GroupedParams& g, const DeviceInfo& dev, cudaStream_t stream,
-                                const char** kernel);
+  // programmatic: fp8kit_gemm_options.programmatic_launch (the decode tiles honour it).
+  cudaError_t (*launch_dense)(const Nvfp4Params& p, const DeviceInfo& dev, bool programmatic, cudaStream_t stream,
+                              const char** kernel);
+  cudaError_t (*launch_grouped)(const Nvfp4GroupedParams& g, const DeviceInfo& dev, bool programmatic,
+                                cudaStream_t stream, const char** kernel);
   const void* (*probe)();
 };
 

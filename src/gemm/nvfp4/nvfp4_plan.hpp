@@ -1,13 +1,23 @@
 // The NVFP4 GEMM's tile shapes and the host's choice between them, as plain
-// C++ (no CUDA) so CPU tests pin the choice. Every shape consumes 64 K
-// elements per pipeline stage: 32 bytes of each packed NVFP4 row (two 16-byte
-// chunks, two K groups of 32) and one 32-bit word of 4 E4M3 scales per row.
+// C++ (no CUDA) so CPU tests pin the choice. Two kinds:
 //
-//   M16N64   4 warps side by side along N, each 16 x 16 (one m16 tile, two n8
-//            tiles): decode (M <= 32), where the weights stream at 0.56 bytes
-//            per element and many small CTAs keep the memory system busy.
-//   M128N128 8 warps (2 x 4), each 64 x 32: prefill; 3 stages keep a 16-bit A
-//            within Turing's 64 KiB of shared memory per block.
+//   CTA tiles (nvfp4_tile.cuh): every shape consumes 64 K elements per
+//   pipeline stage: 32 bytes of each packed NVFP4 row (two 16-byte chunks,
+//   two K groups of 32) and one 32-bit word of 4 E4M3 scales per row.
+//     M16N64   4 warps side by side along N, each 16 x 16: 17-32 rows.
+//     M128N128 8 warps (2 x 4), each 64 x 32: prefill; 3 stages keep a
+//              16-bit A within Turing's 64 KiB of shared memory per block.
+//   Decode tiles (nvfp4_decode.cuh, HMMA policies only): block_m tokens,
+//   block_n weight rows (16 per warp along N), warps_k warps splitting K in
+//   128-element chunks, `stages` chunks of loads in flight per lane; shared
+//   memory holds only the K split's partial sums.
+//     DecodeM8    8 tokens x 16 rows, 8 warps along K, 2 chunks in flight:
+//                 M <= 8. One row group per CTA keeps N / 16 CTAs in flight
+//                 (256 at N = 4096, two per SM), the tokens are tiny.
+//     DecodeM16   16 tokens x 32 rows, 2 x 4 warps, 2 chunks in flight
+//                 (twice the token registers): 9-16 tokens. Two row groups
+//                 share each token load through L1, so the tokens' L2 reads
+//                 stay below the weights' bytes.
 #pragma once
 
 #include <cstdint>
@@ -17,16 +27,21 @@
 
 namespace fp8kit::nvfp4 {
 
-enum class TileId { M16N64, M128N128 };
+enum class TileId { M16N64, M128N128, DecodeM8, DecodeM16 };
+enum class TileKind { Cta, Decode };
 
 struct TileShape {
   TileId id;
   const char* name;
-  int block_m, block_n, warps_m, warps_n, stages;
+  TileKind kind;
+  int block_m, block_n, warps_m, warps_n, warps_k, stages;
+  int min_blocks;  // __launch_bounds__: CTAs per SM the registers must allow
   static constexpr int kStageK = 64;           // K elements per stage
   static constexpr int kPackedRowBytes = kStageK / 2;
   static constexpr int kScaleWordBytes = 4;    // 4 blocks of 16 per stage row
-  constexpr int warps() const { return warps_m * warps_n; }
+  static constexpr int kDecodeChunkK = 128;    // decode: K elements per warp and chunk (16 bytes per lane and row)
+  static constexpr int kPartialBytes = 4;      // decode: one f32 partial sum
+  constexpr int warps() const { return warps_m * warps_n * warps_k; }
   constexpr int threads() const { return 32 * warps(); }
   constexpr int warp_m() const { return block_m / warps_m; }
   constexpr int warp_n() const { return block_n / warps_n; }
@@ -38,31 +53,44 @@ struct TileShape {
   constexpr int stage_bytes(bool a16) const {
     return a_tile_bytes(a16) + b_tile_bytes() + a_scale_bytes(a16) + b_scale_bytes();
   }
-  constexpr int smem_bytes(bool a16) const { return stages * stage_bytes(a16); }
+  constexpr int smem_bytes(bool a16) const {
+    return kind == TileKind::Decode ? warps_k * block_m * block_n * kPartialBytes : stages * stage_bytes(a16);
+  }
 };
 
 constexpr TileShape kTileShapes[] = {
-    {TileId::M16N64, "m16n64", 16, 64, 1, 4, 4},
-    {TileId::M128N128, "m128n128", 128, 128, 2, 4, 3},
+    {TileId::M16N64, "m16n64", TileKind::Cta, 16, 64, 1, 4, 1, 4, 1},
+    {TileId::M128N128, "m128n128", TileKind::Cta, 128, 128, 2, 4, 1, 3, 1},
+    {TileId::DecodeM8, "decode_m8", TileKind::Decode, 8, 16, 1, 1, 8, 2, 2},
+    {TileId::DecodeM16, "decode_m16", TileKind::Decode, 16, 32, 1, 2, 4, 2, 2},
 };
-constexpr int kTileCount = 2;
+constexpr int kTileCount = 4;
 
 constexpr const TileShape& tile_shape(TileId id) { return kTileShapes[static_cast<int>(id)]; }
-static_assert(tile_shape(TileId::M16N64).id == TileId::M16N64 && tile_shape(TileId::M128N128).id == TileId::M128N128,
-              "kTileShapes is indexed by TileId");
+constexpr bool indexed_by_id() {
+  for (int i = 0; i < kTileCount; ++i)
+    if (static_cast<int>(kTileShapes[i].id) != i) return false;
+  return sizeof(kTileShapes) / sizeof(kTileShapes[0]) == kTileCount;
+}
+static_assert(indexed_by_id(), "kTileShapes is indexed by TileId");
 
-// Rows per CTA up to which the decode shape wins: below it a 128-row tile
-// would run mostly empty MMAs; up to two decode CTAs along M re-read B from L2.
+// Rows per CTA up to which the 16-row CTA tile wins when there is no decode
+// tile (the block-scaled FP4 policy): below it a 128-row tile would run
+// mostly empty MMAs; up to two 16-row CTAs along M re-read B from L2.
 constexpr int64_t kDecodeRowsMax = 32;
 
 // The shape for `rows` output rows per problem (dense: M; grouped: the rows
 // an expert can have, masked max_m or contiguous T / E) whose shared memory
-// fits the device, or -1 if none fits.
-inline int choose_tile(int64_t rows, bool a16, const DeviceInfo& dev) {
-  const TileId want = rows <= kDecodeRowsMax ? TileId::M16N64 : TileId::M128N128;
+// fits the device, or -1 if none fits. `decode_tiles`: the family carries
+// the decode tiles (the HMMA policies do; the block-scaled FP4 mma does not).
+inline int choose_tile(int64_t rows, bool a16, const DeviceInfo& dev, bool decode_tiles = true) {
+  TileId want = rows <= kDecodeRowsMax ? TileId::M16N64 : TileId::M128N128;
+  if (decode_tiles && rows <= tile_shape(TileId::DecodeM16).block_m)
+    want = rows <= tile_shape(TileId::DecodeM8).block_m ? TileId::DecodeM8 : TileId::DecodeM16;
   if (tile_shape(want).smem_bytes(a16) <= dev.smem_per_block_optin) return static_cast<int>(want);
   for (const TileShape& t : kTileShapes)
-    if (t.smem_bytes(a16) <= dev.smem_per_block_optin) return static_cast<int>(t.id);
+    if ((decode_tiles || t.kind == TileKind::Cta) && t.smem_bytes(a16) <= dev.smem_per_block_optin)
+      return static_cast<int>(t.id);
   return -1;
 }
 

@@ -13,14 +13,14 @@
 namespace fp8kit::nvfp4 {
 
 const FamilyEntry& omma_a4() {
-  using F = Family<OmmaSf, false>;
+  using F = Family<OmmaSf, false, false>;
   static const FamilyEntry e{
       &F::takes_dense, &F::takes_grouped,
-      [](const Nvfp4Params& p, const DeviceInfo& d, cudaStream_t s, const char** k) {
-        return F::launch_dense("omma_sf,a4", p, d, s, k);
+      [](const Nvfp4Params& p, const DeviceInfo& d, bool pdl, cudaStream_t s, const char** k) {
+        return F::launch_dense("omma_sf,a4", p, d, pdl, s, k);
       },
-      [](const Nvfp4GroupedParams& g, const DeviceInfo& d, cudaStream_t s, const char** k) {
-        return F::launch_grouped("omma_sf,a4", g, d, s, k);
+      [](const Nvfp4GroupedParams& g, const DeviceInfo& d, bool pdl, cudaStream_t s, const char** k) {
+        return F::launch_grouped("omma_sf,a4", g, d, pdl, s, k);
       },
       &F::probe};
   return e;

@@ -1,5 +1,6 @@
 // The NVFP4 GEMM's CTA tile (main loop and epilogue) and its two kernels,
-// dense and grouped. The layouts, fragments and policies are in
+// dense and grouped, which run a CTA tile or a decode tile
+// (nvfp4_decode.cuh) by the tile's kind. The layouts, fragments and policies are in
 // nvfp4_gemm.cuh; the grouped expert mapping is the FP8 grouped kernel's
 // (gemm/grouped/mma_sync_grouped_gemm.cuh).
 //
@@ -12,7 +13,10 @@
 
 #include <cub/block/block_scan.cuh>
 
+#include <type_traits>
+
 #include "gemm/grouped/mma_sync_grouped_gemm.cuh"
+#include "gemm/nvfp4/nvfp4_decode.cuh"
 #include "gemm/nvfp4/nvfp4_gemm.cuh"
 
 namespace fp8kit::nvfp4 {
@@ -176,11 +180,26 @@ __device__ __forceinline__ void expert_problem(const Nvfp4GroupedParams& g, cons
 
 #endif  // FP8KIT_ARCH_IN(any)
 
+// A tile's compile-time constants, whichever its kind.
+template <TileId kTile, bool kA16>
+using TileConfig =
+    std::conditional_t<tile_shape(kTile).kind == TileKind::Decode, DecodeConfig<kTile, kA16>, Config<kTile, kA16>>;
+
+#if FP8KIT_ARCH_IN(FP8KIT_ARCH_ANY_MIN, FP8KIT_ARCH_END)
+// The tile at (m0, n0), of its kind.
+template <class Policy, TileId kTile, bool kA16>
+__device__ __forceinline__ void run_tile(const Nvfp4Params& p, int m0, int n0, uint8_t* smem) {
+  if constexpr (tile_shape(kTile).kind == TileKind::Decode) decode_tile<Policy, kTile, kA16>(p, m0, n0, smem);
+  else gemm_tile<Policy, kTile, kA16>(p, m0, n0, smem);
+}
+#endif
+
 template <TileId kTile, class Policy, bool kA16>
-__global__ void __launch_bounds__(Config<kTile, kA16>::kThreads, 1) nvfp4_gemm_kernel(const Nvfp4Params p) {
+__global__ void __launch_bounds__(TileConfig<kTile, kA16>::kThreads, TileConfig<kTile, kA16>::kMinBlocks)
+    nvfp4_gemm_kernel(const Nvfp4Params p) {
 #if FP8KIT_ARCH_IN(FP8KIT_ARCH_ANY_MIN, FP8KIT_ARCH_END)
   extern __shared__ __align__(128) uint8_t smem[];
-  using C = Config<kTile, kA16>;
+  using C = TileConfig<kTile, kA16>;
   const int tiles_m = (p.m + C::kBlockM - 1) / C::kBlockM;
   const int tiles_n = (p.n + C::kBlockN - 1) / C::kBlockN;
   const int pid = blockIdx.x;
@@ -189,16 +208,16 @@ __global__ void __launch_bounds__(Config<kTile, kA16>::kThreads, 1) nvfp4_gemm_k
   const int group_rows = min(tiles_m - first_m, C::kGroupM);
   const int tile_m = first_m + (pid % per_group) % group_rows;
   const int tile_n = (pid % per_group) / group_rows;
-  gemm_tile<Policy, kTile, kA16>(p, tile_m * C::kBlockM, tile_n * C::kBlockN, smem);
+  run_tile<Policy, kTile, kA16>(p, tile_m * C::kBlockM, tile_n * C::kBlockN, smem);
 #endif
 }
 
 template <TileId kTile, class Policy, bool kA16>
-__global__ void __launch_bounds__(Config<kTile, kA16>::kThreads, 1)
+__global__ void __launch_bounds__(TileConfig<kTile, kA16>::kThreads, TileConfig<kTile, kA16>::kMinBlocks)
     nvfp4_grouped_gemm_kernel(const Nvfp4GroupedParams g) {
 #if FP8KIT_ARCH_IN(FP8KIT_ARCH_ANY_MIN, FP8KIT_ARCH_END)
   extern __shared__ __align__(128) uint8_t smem[];
-  using C = Config<kTile, kA16>;
+  using C = TileConfig<kTile, kA16>;
   const int slots = static_cast<int>(nvfp4_grouped_m_slots(g, C::kBlockM));
   const int tiles_n = (g.dense.n + C::kBlockN - 1) / C::kBlockN;
   const int pid = blockIdx.x;
@@ -213,7 +232,7 @@ __global__ void __launch_bounds__(Config<kTile, kA16>::kThreads, 1)
   if (!mine) return;  // uniform over the CTA
   Nvfp4Params p;
   expert_problem(g, t, &p);
-  gemm_tile<Policy, kTile, kA16>(p, t.tile * C::kBlockM, tile_n * C::kBlockN, smem);
+  run_tile<Policy, kTile, kA16>(p, t.tile * C::kBlockM, tile_n * C::kBlockN, smem);
 #endif
 }
 

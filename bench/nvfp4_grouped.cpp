@@ -1,0 +1,115 @@
+// Masked grouped NVFP4 decode as a server's MoE layer runs it: each expert's
+// slab holds up to kMaxM routed tokens (W4A16: bf16 activations), the counts
+// come from a fixed top-k routing of the batch, and a CUDA graph of
+// kGraphGemms calls walks kLayers distinct layers (weights past L2). The
+// figure is the bytes of the experts the batch touches (packed weights and
+// their swizzled scales) over the time per call, as a fraction of the copy
+// roof.
+#include "nvfp4_grouped.hpp"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+#include "core/nvfp4_layout.hpp"
+#include "device.hpp"
+#include "graph.hpp"
+
+namespace fp8bench {
+namespace {
+
+constexpr int kMaxM = 16;   // slab rows per expert (as the FP8 grouped decode suite)
+constexpr int kLayers = 4;  // distinct layers the graph walks: >= 2x 226 MB, far past the 60 MB L2
+constexpr uint8_t kUnitScaleE4m3 = 0x38;
+constexpr uint8_t kSmallBf16Byte = 0x3c;
+
+struct Case {
+  const char* name;
+  int experts, top_k, tokens;
+  int64_t n, k;
+};
+// bench/grouped_shapes.json's expert GEMMs at decode batch sizes.
+constexpr Case kCases[] = {
+    {"qwen3-30b-a3b gate_up", 128, 8, 16, 1536, 2048},
+    {"qwen3-30b-a3b gate_up", 128, 8, 1, 1536, 2048},
+    {"mixtral-8x7b gate_up", 8, 2, 16, 28672, 4096},
+    {"mixtral-8x7b down", 8, 2, 4, 4096, 14336},
+};
+
+// Rows per expert of a top-k routing of `tokens` tokens: token t takes the
+// experts (t * 7 + j * 13) mod E, j < top_k, skipping repeats (deterministic:
+// every run times the same counts).
+std::vector<int32_t> route(const Case& c) {
+  std::vector<int32_t> counts(c.experts, 0);
+  for (int t = 0; t < c.tokens; ++t) {
+    std::vector<bool> taken(c.experts, false);
+    for (int j = 0, e = (t * 7) % c.experts; j < c.top_k; e = (e + 13) % c.experts) {
+      if (taken[e]) continue;
+      taken[e] = true;
+      ++counts[e];
+      ++j;
+    }
+  }
+  return counts;
+}
+
+void check(fp8kit_status s) {
+  if (s != FP8KIT_STATUS_SUCCESS) throw CudaFailure(std::string("fp8kit: ") + fp8kit_last_error());
+}
+
+}  // namespace
+
+void run_nvfp4_grouped_decode(cudaStream_t stream, int warmups, int replays, double copy_gbs,
+                              nlohmann::ordered_json* rows) {
+  using namespace fp8kit::nvfp4;
+  std::printf("%-26s %7s %9s %10s %11s\n", "grouped masked decode", "tokens", "experts", "graph us", "of roof");
+  for (const Case& c : kCases) {
+    const std::vector<int32_t> counts = route(c);
+    int touched = 0;
+    for (int32_t n : counts) touched += n > 0;
+    const int64_t w_bytes = c.n * c.k / 2, s_bytes = scale_bytes(c.n, c.k, FP8KIT_NVFP4_SCALES_SWIZZLED);
+    const int64_t layer_w = c.experts * w_bytes, layer_s = c.experts * s_bytes;
+    DeviceBuffer w, ws, a, d, cnt;
+    auto* wp = static_cast<uint8_t*>(w.reserve(kLayers * layer_w));
+    fill_normal_e4m3(wp, kLayers * layer_w, 7, stream);
+    auto* sp = static_cast<uint8_t*>(ws.reserve(kLayers * layer_s));
+    BENCH_CUDA(cudaMemsetAsync(sp, kUnitScaleE4m3, kLayers * layer_s, stream));
+    const int64_t a_bytes = int64_t{c.experts} * kMaxM * c.k * 2;
+    BENCH_CUDA(cudaMemsetAsync(a.reserve(a_bytes), kSmallBf16Byte, a_bytes, stream));
+    d.reserve(int64_t{c.experts} * kMaxM * c.n * 2);
+    BENCH_CUDA(cudaMemcpyAsync(cnt.reserve(counts.size() * 4), counts.data(), counts.size() * 4,
+                               cudaMemcpyHostToDevice, stream));
+    BENCH_CUDA(cudaStreamSynchronize(stream));
+    fp8kit_gemm_options o = FP8KIT_GEMM_OPTIONS_INIT;
+    auto call = [&](int i) {
+      const int layer = i % kLayers;
+      fp8kit_nvfp4_grouped_gemm_desc g = FP8KIT_NVFP4_GROUPED_GEMM_DESC_INIT;
+      g.layout = FP8KIT_GROUPED_MASKED, g.experts = c.experts, g.rows = kMaxM, g.n = c.n, g.k = c.k;
+      g.counts = static_cast<const int32_t*>(cnt.get());
+      fp8kit_nvfp4_operands& op = g.op;
+      op.a = a.get(), op.lda = c.k, op.a_type = FP8KIT_DTYPE_BF16;
+      op.b = wp + layer * layer_w, op.ldb = c.k / 2, op.b_type = FP8KIT_DTYPE_NVFP4;
+      op.b_scale = sp + layer * layer_s;
+      op.d = d.get(), op.ldd = c.n, op.d_type = FP8KIT_DTYPE_BF16;
+      check(fp8kit_nvfp4_grouped_gemm(&g, &o, stream));
+    };
+    const GraphTiming t = time_graph(stream, warmups, replays, call);
+    const double bytes = static_cast<double>(touched) * static_cast<double>(w_bytes + s_bytes);
+    nlohmann::ordered_json r{{"grouped", c.name}, {"tokens", c.tokens}, {"experts", c.experts},
+                             {"top_k", c.top_k}, {"touched_experts", touched}, {"n", c.n}, {"k", c.k},
+                             {"contender", "nvfp4_w4a16_masked"}};
+    if (t.ok) {
+      r["graph_us_per_gemm"] = t.us_per_gemm;
+      r["graph_of_copy_roof"] = bytes / (t.us_per_gemm * 1e3) / copy_gbs;
+      std::printf("%-26s %7d %4d / %-4d %10.1f %11.2f\n", c.name, c.tokens, touched, c.experts, t.us_per_gemm,
+                  bytes / (t.us_per_gemm * 1e3) / copy_gbs);
+    } else {
+      r["graph_error"] = t.error;
+      std::printf("%-26s %7d %s\n", c.name, c.tokens, t.error.c_str());
+    }
+    rows->push_back(r);
+  }
+}
+
+}  // namespace fp8bench
