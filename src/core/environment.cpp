@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
 
 #include "core/enums.hpp"
 
@@ -33,6 +34,10 @@ Environment read() {
   env.programmatic_launch = is_one("FP8KIT_PDL");
   env.sm90_cluster = cluster_from(std::getenv("FP8KIT_SM90_CLUSTER"));
   if (const char* t = std::getenv("FP8KIT_MMA_SYNC_TILE")) env.mma_sync_tile = t;
+  if (const char* w = std::getenv("FP8KIT_NVFP4_DECODE_WARPS_N")) {
+    for (int allowed : {1, 2, 4, 8})
+      if (std::strcmp(w, std::to_string(allowed).c_str()) == 0) env.nvfp4_decode_warps_n = allowed;
+  }
   return env;
 }
 

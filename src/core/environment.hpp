@@ -1,6 +1,7 @@
 // The environment variables fp8kit reads, parsed in one place, once per
 // process (at the first call that asks): README "Environment" lists them.
-// Development overrides (FP8KIT_SM90_CLUSTER, FP8KIT_MMA_SYNC_TILE) are
+// Development overrides (FP8KIT_SM90_CLUSTER, FP8KIT_MMA_SYNC_TILE,
+// FP8KIT_NVFP4_DECODE_WARPS_N) are
 // carried as parsed values for the paths that honour them.
 #pragma once
 
@@ -24,6 +25,9 @@ struct Environment {
   bool programmatic_launch = false;  // FP8KIT_PDL=1
   ClusterOverride sm90_cluster = ClusterOverride::kPlan;
   std::string mma_sync_tile;  // FP8KIT_MMA_SYNC_TILE: a portable tile's name, or empty
+  // FP8KIT_NVFP4_DECODE_WARPS_N: 1, 2, 4 or 8 warps along N in the NVFP4
+  // decode tiles; unset or anything else: 0, the plan's choice.
+  int nvfp4_decode_warps_n = 0;
 };
 
 // The process's environment as fp8kit reads it (read at the first call).

@@ -195,11 +195,26 @@ TEST(Nvfp4Plan, DecodeShapeForSmallM) {
   EXPECT_EQ(nvfp4::choose_tile(1, true, tiny, false), -1);
 }
 
+TEST(Nvfp4Plan, DecodeSplitKeepsTwoCtasPerSm) {
+  constexpr int kH200Sms = 132;
+  // The most warps along N whose grid reaches 0.9 x two CTAs per SM.
+  EXPECT_EQ(nvfp4::choose_decode_warps_n(28672, 1, kH200Sms), 4);  // 448 CTAs
+  EXPECT_EQ(nvfp4::choose_decode_warps_n(4096, 1, kH200Sms), 1);   // 256 CTAs
+  EXPECT_EQ(nvfp4::choose_decode_warps_n(2112, 1, kH200Sms), 1);   // 132 CTAs
+  EXPECT_EQ(nvfp4::choose_decode_warps_n(64, 1, kH200Sms), 1);
+  EXPECT_EQ(nvfp4::choose_decode_warps_n(1536, 128, kH200Sms), 8);  // grouped: every expert's slot counts
+  for (int64_t n : {16, 100, 4096, 65536})
+    for (int sms : {1, 20, 132, 170}) {
+      const int w = nvfp4::choose_decode_warps_n(n, 1, sms);
+      EXPECT_TRUE(w == 1 || w == 2 || w == 4 || w == 8) << n << " " << sms;
+    }
+}
+
 TEST(Nvfp4Plan, DecodeTilesHoldTheirPartialSumsOnly) {
   for (nvfp4::TileId id : {nvfp4::TileId::DecodeM8, nvfp4::TileId::DecodeM16}) {
     const nvfp4::TileShape& t = nvfp4::tile_shape(id);
     EXPECT_EQ(t.kind, nvfp4::TileKind::Decode);
-    EXPECT_EQ(t.block_n, 16 * t.warps_n) << t.name;
+    EXPECT_EQ(t.block_n, 16) << t.name;
     EXPECT_EQ(t.warps(), 8) << t.name;
     EXPECT_EQ(t.smem_bytes(true), t.warps_k * t.block_m * t.block_n * 4) << t.name;
     EXPECT_EQ(t.smem_bytes(true), t.smem_bytes(false)) << t.name;

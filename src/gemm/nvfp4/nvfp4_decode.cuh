@@ -7,9 +7,12 @@
 // HMMA m16n8k16 with the weights as the MMA's M side ("swapped": D^T = B A^T)
 // and the tokens as its N side (8 per n8 tile).
 //
-// CTA: kWarpsN x kWarpsK warps. Warp (wn, wk) owns weight rows
-// n0 + 16 wn .. + 15 and the K chunks wk, wk + kWarpsK, ... (a chunk is 128 K
-// elements: 64 bytes of a packed row). Per chunk, lane (g = lane / 4,
+// CTA: kWarps = warps_n x warps_k warps, the split chosen on the host per
+// problem (nvfp4_plan.hpp, choose_decode_split; Nvfp4Params.decode_warps_n):
+// the CTA owns 16 warps_n weight rows. Warp (wn, wk) owns rows
+// n0 + 16 wn .. + 15 and the K chunks wk, wk + warps_k, ... (a chunk is 128 K
+// elements: 64 bytes of a packed row). The warps_n warps of one wk read the
+// same tokens at about the same time, so L1 serves all but the first. Per chunk, lane (g = lane / 4,
 // t = lane % 4) loads elements 32t .. 32t + 31 of rows g and g + 8 (16 bytes
 // each, one 32-element K granule) and their two scale bytes, and the same 32
 // elements of token g of each n8 tile (64 bytes of bf16 / f16, or 16 bytes
@@ -20,12 +23,15 @@
 // past M load nothing and contribute zeros (K % 32 == 0: a lane's granule is
 // in or out whole).
 //
-// The kWarpsK partial sums meet in shared memory:
-//   sRed: (kWarpsK, kTokens, kRows) f32; the CTA then adds them, applies
-//   alpha and bias and stores pairs of D along N.
-// With programmatic launch (SM90+) the lanes prefetch their first chunks of
-// weights into L2 before griddepcontrol.wait: weights never depend on the
-// previous kernel; tokens, alpha, bias and D wait.
+// The warps_k partial sums meet in shared memory:
+//   sRed: (warps_k, kTokens, 16 warps_n) f32, 128 kTokens floats whatever the
+//   split; the CTA then adds them, applies alpha and bias and stores pairs of
+//   D along N.
+// Two groups of kUnroll chunks (weights and tokens) live in registers: one
+// computes while the next one's loads are in flight. With programmatic launch (SM90+) the
+// first group's weights go out before griddepcontrol.wait, as the FP8 path's
+// weight tiles do: the weights must not be written by the kernel before in
+// the stream; tokens, alpha, bias and D wait.
 #pragma once
 
 #include "gemm/nvfp4/nvfp4_gemm.cuh"
@@ -37,12 +43,11 @@ struct DecodeConfig {
   static constexpr TileShape kShape = tile_shape(kId);
   static_assert(kShape.kind == TileKind::Decode, "a decode tile");
   static constexpr int kTokens = kShape.block_m;  // tokens per CTA (n8 tiles x 8)
-  static constexpr int kRows = kShape.block_n;    // weight rows per CTA
+  static constexpr int kWarpRows = 16;           // weight rows per warp (the MMA's M)
   static constexpr int kBlockM = kTokens;
-  static constexpr int kBlockN = kRows;
+  static constexpr int kBlockN = kShape.block_n;  // rows per CTA at warps_n = 1 (the kernel scales it)
   static constexpr int kTokenTiles = kTokens / 8;
-  static constexpr int kWarpsN = kShape.warps_n;
-  static constexpr int kWarpsK = kShape.warps_k;
+  static constexpr int kWarps = kShape.warps();
   static constexpr int kUnroll = kShape.stages;  // K chunks in flight per lane
   static constexpr int kThreads = kShape.threads();
   static constexpr int kMinBlocks = kShape.min_blocks;
@@ -50,9 +55,8 @@ struct DecodeConfig {
   static constexpr int kGroupM = 8;  // grouped rasterisation, as the CTA tiles
   static constexpr int kChunkK = TileShape::kDecodeChunkK;
   static constexpr int kLaneK = kChunkK / 4;  // elements per lane per row and chunk
-  static_assert(kRows == 16 * kWarpsN && kTokens % 8 == 0, "16 rows per warp, n8 token tiles");
+  static_assert(kBlockN == kWarpRows && kTokens % 8 == 0, "16 rows per warp, n8 token tiles");
   static_assert(kLaneK == 32 && kLaneK % kKGranule == 0, "a lane's share of a chunk is one K granule");
-  static_assert(kTokens * kRows / 2 <= kThreads, "one output pair per thread in the epilogue");
 };
 
 #if FP8KIT_ARCH_IN(FP8KIT_ARCH_ANY_MIN, FP8KIT_ARCH_END)
@@ -116,7 +120,8 @@ __device__ __forceinline__ void hmma_step(float (&c)[4], uint32_t a0, uint32_t a
   else mma_sync::hmma_16x8x16(c, a0, a1, a2, a3, b0, b1);
 }
 
-// Tokens m0 .. m0 + kTokens - 1 x rows n0 .. n0 + kRows - 1 of problem p.
+// Tokens m0 .. m0 + kTokens - 1 x rows n0 .. n0 + 16 p.decode_warps_n - 1 of
+// problem p.
 // smem: DecodeConfig::kSmemBytes. Launched programmatically or not: without
 // the attribute griddepcontrol.wait returns at once.
 template <class Policy, TileId kTile, bool kA16>
@@ -125,8 +130,10 @@ __device__ __forceinline__ void decode_tile(const Nvfp4Params& p, int m0, int n0
   constexpr bool kBf16 = Policy::kBf16Operands;
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
-  const int wn = warp % C::kWarpsN;
-  const int wk = warp / C::kWarpsN;
+  const int warps_n = p.decode_warps_n, warps_k = C::kWarps / warps_n;
+  const int rows = C::kWarpRows * warps_n;
+  const int wn = warp % warps_n;
+  const int wk = warp / warps_n;
   const int g = lane >> 2, t = lane & 3;
   const int chunks = (p.k + C::kChunkK - 1) / C::kChunkK;
   const int64_t a_row_bytes = kA16 ? p.lda * 2 : p.lda;
@@ -139,43 +146,34 @@ __device__ __forceinline__ void decode_tile(const Nvfp4Params& p, int m0, int n0
   auto granule = [&](int c) { return C::kChunkK * c + C::kLaneK * t; };
   auto in_k = [&](int c) { return c < chunks && granule(c) < p.k; };
 
-#if FP8KIT_HAS_GRID_DEPENDENCY
-  // The first chunks' weights into L2 while the previous kernel finishes.
-#pragma unroll
-  for (int u = 0; u < C::kUnroll; ++u) {
-    const int c = wk + u * C::kWarpsK;
-    if (!in_k(c)) continue;
-    const int64_t byte = granule(c) / kElementsPerByte;
-    if (row_lo < p.n) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(b_lo + byte));
-    if (row_hi < p.n) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(b_hi + byte));
-  }
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
-
-  float acc[C::kTokenTiles][4];
-#pragma unroll
-  for (int j = 0; j < C::kTokenTiles; ++j)
-#pragma unroll
-    for (int r = 0; r < 4; ++r) acc[j][r] = 0.f;
-
-  for (int c0 = wk; c0 < chunks; c0 += C::kWarpsK * C::kUnroll) {
-    uint4 w_lo[C::kUnroll], w_hi[C::kUnroll];
-    uint32_t s_lo[C::kUnroll], s_hi[C::kUnroll];
-    uint4 x[C::kUnroll][C::kTokenTiles][4];
-    uint32_t xs[C::kUnroll][C::kTokenTiles];
-    // All loads of kUnroll chunks first: weights, their scales, the tokens.
+  // One group: kUnroll chunks c0, c0 + warps_k, ... of this warp, its
+  // weights and its tokens.
+  struct Group {
+    uint4 lo[C::kUnroll], hi[C::kUnroll];  // rows g, g + 8: 32 packed elements each
+    uint32_t s_lo[C::kUnroll], s_hi[C::kUnroll];  // their two scale bytes
+    uint4 x[C::kUnroll][C::kTokenTiles][4];       // token g of each n8 tile: 32 elements
+    uint32_t xs[C::kUnroll][C::kTokenTiles];      // NVFP4 tokens: their two scale bytes
+  };
+  auto load_weights = [&](Group& w, int c0) {
 #pragma unroll
     for (int u = 0; u < C::kUnroll; ++u) {
-      const int c = c0 + u * C::kWarpsK;
+      const int c = c0 + u * warps_k;
       const bool k_ok = in_k(c);
       const int k = granule(c);
-      const int kb = k / kBlock;
       const int64_t byte = k / kElementsPerByte;
       const bool lo_ok = k_ok && row_lo < p.n, hi_ok = k_ok && row_hi < p.n;
-      w_lo[u] = load_stream_16(b_lo + byte, lo_ok);
-      w_hi[u] = load_stream_16(b_hi + byte, hi_ok);
-      s_lo[u] = lo_ok ? load_scale_pair(p.b_scale, p.b_scale_layout, row_lo, kb, p.k_blocks) : 0u;
-      s_hi[u] = hi_ok ? load_scale_pair(p.b_scale, p.b_scale_layout, row_hi, kb, p.k_blocks) : 0u;
+      w.lo[u] = load_stream_16(b_lo + byte, lo_ok);
+      w.hi[u] = load_stream_16(b_hi + byte, hi_ok);
+      w.s_lo[u] = lo_ok ? load_scale_pair(p.b_scale, p.b_scale_layout, row_lo, k / kBlock, p.k_blocks) : 0u;
+      w.s_hi[u] = hi_ok ? load_scale_pair(p.b_scale, p.b_scale_layout, row_hi, k / kBlock, p.k_blocks) : 0u;
+    }
+  };
+  auto load_tokens = [&](Group& w, int c0) {
+#pragma unroll
+    for (int u = 0; u < C::kUnroll; ++u) {
+      const int c = c0 + u * warps_k;
+      const bool k_ok = in_k(c);
+      const int k = granule(c);
 #pragma unroll
       for (int j = 0; j < C::kTokenTiles; ++j) {
         const int m = m0 + 8 * j + g;
@@ -183,26 +181,37 @@ __device__ __forceinline__ void decode_tile(const Nvfp4Params& p, int m0, int n0
         const uint8_t* row = p.a + static_cast<int64_t>(ok ? m : 0) * a_row_bytes;
         if constexpr (kA16) {
 #pragma unroll
-          for (int i = 0; i < 4; ++i) x[u][j][i] = load_token_16(row + 2 * (k + 8 * i), ok);
-          xs[u][j] = 0u;
+          for (int i = 0; i < 4; ++i) w.x[u][j][i] = load_token_16(row + 2 * (k + 8 * i), ok);
+          w.xs[u][j] = 0u;
         } else {
-          x[u][j][0] = load_token_16(row + byte, ok);
-          xs[u][j] = ok ? load_scale_pair(p.a_scale, p.a_scale_layout, p.a_scale_row0 + m, kb, p.k_blocks) : 0u;
+          w.x[u][j][0] = load_token_16(row + k / kElementsPerByte, ok);
+          w.xs[u][j] =
+              ok ? load_scale_pair(p.a_scale, p.a_scale_layout, p.a_scale_row0 + m, k / kBlock, p.k_blocks) : 0u;
         }
       }
     }
+  };
+
+  float acc[C::kTokenTiles][4];
+#pragma unroll
+  for (int j = 0; j < C::kTokenTiles; ++j)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) acc[j][r] = 0.f;
+
+  // A loaded group's MMAs.
+  auto compute = [&](const Group& w) {
 #pragma unroll
     for (int u = 0; u < C::kUnroll; ++u) {
-      const uint32_t wl[4] = {w_lo[u].x, w_lo[u].y, w_lo[u].z, w_lo[u].w};
-      const uint32_t wh[4] = {w_hi[u].x, w_hi[u].y, w_hi[u].z, w_hi[u].w};
+      const uint32_t wl[4] = {w.lo[u].x, w.lo[u].y, w.lo[u].z, w.lo[u].w};
+      const uint32_t wh[4] = {w.hi[u].x, w.hi[u].y, w.hi[u].z, w.hi[u].w};
       uint32_t b[C::kTokenTiles][16];
 #pragma unroll
-      for (int j = 0; j < C::kTokenTiles; ++j) token_pairs<kA16, kBf16>(x[u][j], xs[u][j], b[j]);
+      for (int j = 0; j < C::kTokenTiles; ++j) token_pairs<kA16, kBf16>(w.x[u][j], w.xs[u][j], b[j]);
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         uint32_t lo[4], hi[4];  // rows g, g + 8: pairs of elements 8i .. 8i + 7
-        decode_e2m1x8<kBf16>(wl[i], scale_of(s_lo[u], i / 2), lo);
-        decode_e2m1x8<kBf16>(wh[i], scale_of(s_hi[u], i / 2), hi);
+        decode_e2m1x8<kBf16>(wl[i], scale_of(w.s_lo[u], i / 2), lo);
+        decode_e2m1x8<kBf16>(wh[i], scale_of(w.s_hi[u], i / 2), hi);
 #pragma unroll
         for (int j = 0; j < C::kTokenTiles; ++j) {
           hmma_step<kBf16>(acc[j], lo[0], hi[0], lo[1], hi[1], b[j][4 * i], b[j][4 * i + 1]);
@@ -210,12 +219,38 @@ __device__ __forceinline__ void decode_tile(const Nvfp4Params& p, int m0, int n0
         }
       }
     }
+  };
+
+  // Two groups in registers: the next one's loads (weights and tokens) are in
+  // flight while the current one computes, so neither the weights' memory
+  // latency nor the tokens' L2 latency is waited for once per group. The
+  // first group's weights go out before griddepcontrol.wait (weights never
+  // depend on the previous kernel), its tokens after.
+  const int step = warps_k * C::kUnroll;
+  Group g0, g1;
+  load_weights(g0, wk);
+#if FP8KIT_HAS_GRID_DEPENDENCY
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+  load_tokens(g0, wk);
+  for (int c0 = wk; c0 < chunks; c0 += 2 * step) {
+    if (c0 + step < chunks) {
+      load_weights(g1, c0 + step);
+      load_tokens(g1, c0 + step);
+    }
+    compute(g0);
+    if (c0 + step >= chunks) break;
+    if (c0 + 2 * step < chunks) {
+      load_weights(g0, c0 + 2 * step);
+      load_tokens(g0, c0 + 2 * step);
+    }
+    compute(g1);
   }
 
   // ---- The K split's partial sums, then alpha, bias and pairs of D --------
   // acc[j]: (row g, token 2t), (row g, token 2t + 1), (row g + 8, ...) of tile j.
   float* red = reinterpret_cast<float*>(smem);
-  auto red_at = [&](int k_warp, int token, int row) { return red + (k_warp * C::kTokens + token) * C::kRows + row; };
+  auto red_at = [&](int k_warp, int token, int row) { return red + (k_warp * C::kTokens + token) * rows + row; };
 #pragma unroll
   for (int j = 0; j < C::kTokenTiles; ++j)
 #pragma unroll
@@ -224,27 +259,26 @@ __device__ __forceinline__ void decode_tile(const Nvfp4Params& p, int m0, int n0
 #if FP8KIT_HAS_GRID_DEPENDENCY
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
-  const int tid = threadIdx.x;
-  if (tid >= C::kTokens * C::kRows / 2) return;
-  const int token = tid / (C::kRows / 2);
-  const int row = 2 * (tid % (C::kRows / 2));
-  const int m = m0 + token, n = n0 + row;
-  if (m >= p.m || n >= p.n) return;
-  float v0 = 0.f, v1 = 0.f;
-#pragma unroll
-  for (int w = 0; w < C::kWarpsK; ++w) {
-    v0 += *red_at(w, token, row);
-    v1 += *red_at(w, token, row + 1);
-  }
   const float alpha = p.alpha ? *p.alpha : 1.f;
-  const bool pair = n + 1 < p.n;
-  float bias0 = 0.f, bias1 = 0.f;
-  if (p.bias) {
-    bias0 = mma_sync::load_bias(p.bias, p.bias_type, n);
-    bias1 = pair ? mma_sync::load_bias(p.bias, p.bias_type, n + 1) : 0.f;
+  for (int pair_id = threadIdx.x; pair_id < C::kTokens * rows / 2; pair_id += C::kThreads) {
+    const int token = pair_id / (rows / 2);
+    const int row = 2 * (pair_id % (rows / 2));
+    const int m = m0 + token, n = n0 + row;
+    if (m >= p.m || n >= p.n) continue;
+    float v0 = 0.f, v1 = 0.f;
+    for (int w = 0; w < warps_k; ++w) {
+      v0 += *red_at(w, token, row);
+      v1 += *red_at(w, token, row + 1);
+    }
+    const bool pair = n + 1 < p.n;
+    float bias0 = 0.f, bias1 = 0.f;
+    if (p.bias) {
+      bias0 = mma_sync::load_bias(p.bias, p.bias_type, n);
+      bias1 = pair ? mma_sync::load_bias(p.bias, p.bias_type, n + 1) : 0.f;
+    }
+    mma_sync::store_out(p.d, p.d_type, static_cast<int64_t>(m) * p.ldd + n, v0 * alpha + bias0,
+                        v1 * alpha + bias1, pair);
   }
-  mma_sync::store_out(p.d, p.d_type, static_cast<int64_t>(m) * p.ldd + n, v0 * alpha + bias0, v1 * alpha + bias1,
-                      pair);
 }
 
 #endif  // FP8KIT_ARCH_IN(any)

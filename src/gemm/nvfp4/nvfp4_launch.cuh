@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "core/environment.hpp"
 #include "gemm/nvfp4/nvfp4_paths.hpp"
 #include "gemm/nvfp4/nvfp4_tile.cuh"
 
@@ -51,11 +52,31 @@ struct Family {
     return g.layout == FP8KIT_GROUPED_MASKED ? g.rows : ceil_div(g.rows, g.experts);
   }
 
+  // The problem as the kernel of `tile` takes it: the decode split chosen.
+  static Nvfp4Params planned(const Nvfp4Params& p, int64_t m_slots, const TileShape& t, const DeviceInfo& dev) {
+    Nvfp4Params q = p;
+    const int forced = environment().nvfp4_decode_warps_n;
+    q.decode_warps_n =
+        t.kind != TileKind::Decode ? 1 : forced > 0 ? forced : choose_decode_warps_n(p.n, m_slots, dev.sm_count);
+    return q;
+  }
+  static Nvfp4Params planned(const Nvfp4Params& p, const TileShape& t, const DeviceInfo& dev) {
+    return planned(p, ceil_div(p.m, t.block_m), t, dev);
+  }
+  static Nvfp4GroupedParams planned(const Nvfp4GroupedParams& g, const TileShape& t, const DeviceInfo& dev) {
+    Nvfp4GroupedParams q = g;
+    q.dense = planned(g.dense, nvfp4_grouped_m_slots(g, t.block_m), t, dev);
+    return q;
+  }
+  static int64_t columns(const Nvfp4Params& p, const TileShape& t) {
+    return t.block_n * (t.kind == TileKind::Decode ? p.decode_warps_n : 1);
+  }
+  // CTAs of a planned problem.
   static int64_t dense_ctas(const Nvfp4Params& p, const TileShape& t) {
-    return ceil_div(p.m, t.block_m) * ceil_div(p.n, t.block_n);
+    return ceil_div(p.m, t.block_m) * ceil_div(p.n, columns(p, t));
   }
   static int64_t grouped_ctas(const Nvfp4GroupedParams& g, const TileShape& t) {
-    return nvfp4_grouped_m_slots(g, t.block_m) * ceil_div(g.dense.n, t.block_n);
+    return nvfp4_grouped_m_slots(g, t.block_m) * ceil_div(g.dense.n, columns(g.dense, t));
   }
 
   static bool fits(int tile, int64_t ctas, const DeviceInfo& dev, std::string* why) {
@@ -74,11 +95,13 @@ struct Family {
 
   static bool takes_dense(const Nvfp4Params& p, const DeviceInfo& dev, std::string* why) {
     const int tile = choose_tile(p.m, kA16, dev, kDecodeTiles);
-    return fits(tile, tile < 0 ? 0 : dense_ctas(p, kTileShapes[tile]), dev, why);
+    if (tile < 0) return fits(tile, 0, dev, why);
+    return fits(tile, dense_ctas(planned(p, kTileShapes[tile], dev), kTileShapes[tile]), dev, why);
   }
   static bool takes_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, std::string* why) {
     const int tile = choose_tile(grouped_rows(g), kA16, dev, kDecodeTiles);
-    return fits(tile, tile < 0 ? 0 : grouped_ctas(g, kTileShapes[tile]), dev, why);
+    if (tile < 0) return fits(tile, 0, dev, why);
+    return fits(tile, grouped_ctas(planned(g, kTileShapes[tile], dev), kTileShapes[tile]), dev, why);
   }
 
   // With `programmatic` (a decode tile on a device that has it: the decode
@@ -109,14 +132,17 @@ struct Family {
                                   cudaStream_t stream, const char** kernel) {
     const int tile = choose_tile(p.m, kA16, dev, kDecodeTiles);
     *kernel = name(false, policy, tile);
-    return start(kDense[tile], kTileShapes[tile], dense_ctas(p, kTileShapes[tile]), p, programmatic, dev, stream);
+    const TileShape& t = kTileShapes[tile];
+    const Nvfp4Params q = planned(p, t, dev);
+    return start(kDense[tile], t, dense_ctas(q, t), q, programmatic, dev, stream);
   }
   static cudaError_t launch_grouped(const char* policy, const Nvfp4GroupedParams& g, const DeviceInfo& dev,
                                     bool programmatic, cudaStream_t stream, const char** kernel) {
     const int tile = choose_tile(grouped_rows(g), kA16, dev, kDecodeTiles);
     *kernel = name(true, policy, tile);
-    return start(kGrouped[tile], kTileShapes[tile], grouped_ctas(g, kTileShapes[tile]), g, programmatic, dev,
-                 stream);
+    const TileShape& t = kTileShapes[tile];
+    const Nvfp4GroupedParams q = planned(g, t, dev);
+    return start(kGrouped[tile], t, grouped_ctas(q, t), q, programmatic, dev, stream);
   }
 
   static const void* probe() { return reinterpret_cast<const void*>(kDense[static_cast<int>(TileId::M128N128)]); }

@@ -30,6 +30,9 @@ struct Nvfp4Params {
   // The row of A's scale matrix that row 0 of this problem is (a contiguous
   // grouped problem's experts share one scale matrix of all T rows); 0 dense.
   int a_scale_row0;
+  // Decode tiles only: warps along N of the CTA's 8 (1, 2, 4 or 8: 16 rows
+  // each; the rest split K), chosen on the host (nvfp4_plan.hpp).
+  int decode_warps_n;
 };
 
 struct Nvfp4GroupedParams {

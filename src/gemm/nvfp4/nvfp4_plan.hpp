@@ -9,15 +9,16 @@
 //              16-bit A within Turing's 64 KiB of shared memory per block.
 //   Decode tiles (nvfp4_decode.cuh, HMMA policies only): block_m tokens,
 //   block_n weight rows (16 per warp along N), warps_k warps splitting K in
-//   128-element chunks, `stages` chunks of loads in flight per lane; shared
-//   memory holds only the K split's partial sums.
-//     DecodeM8    8 tokens x 16 rows, 8 warps along K, 2 chunks in flight:
-//                 M <= 8. One row group per CTA keeps N / 16 CTAs in flight
-//                 (256 at N = 4096, two per SM), the tokens are tiny.
-//     DecodeM16   16 tokens x 32 rows, 2 x 4 warps, 2 chunks in flight
-//                 (twice the token registers): 9-16 tokens. Two row groups
-//                 share each token load through L1, so the tokens' L2 reads
-//                 stay below the weights' bytes.
+//   128-element chunks, `stages` chunks per register group (two groups: one
+//   computing, one loading); shared memory holds only the K split's partial
+//   sums. 8 warps per CTA, 16 rows per warp along N; how many along N and
+//   how many split K is the host's choice per problem (choose_decode_warps_n),
+//   two CTAs per SM (the 128-register bound).
+//   One chunk per group (two groups in flight: 64 bytes of weights per lane,
+//   32 KB per SM; two chunks per group spill at 128 registers).
+//     DecodeM8    8 tokens (one n8 tile): M <= 8.
+//     DecodeM16   16 tokens (two n8 tiles): 9-16 tokens. The CTAs of one SM
+//                 walk K in the same order, so they share token loads in L1.
 #pragma once
 
 #include <cstdint>
@@ -61,8 +62,8 @@ struct TileShape {
 constexpr TileShape kTileShapes[] = {
     {TileId::M16N64, "m16n64", TileKind::Cta, 16, 64, 1, 4, 1, 4, 1},
     {TileId::M128N128, "m128n128", TileKind::Cta, 128, 128, 2, 4, 1, 3, 1},
-    {TileId::DecodeM8, "decode_m8", TileKind::Decode, 8, 16, 1, 1, 8, 2, 2},
-    {TileId::DecodeM16, "decode_m16", TileKind::Decode, 16, 32, 1, 2, 4, 2, 2},
+    {TileId::DecodeM8, "decode_m8", TileKind::Decode, 8, 16, 1, 1, 8, 1, 2},
+    {TileId::DecodeM16, "decode_m16", TileKind::Decode, 16, 16, 1, 1, 8, 1, 2},
 };
 constexpr int kTileCount = 4;
 
@@ -78,6 +79,26 @@ static_assert(indexed_by_id(), "kTileShapes is indexed by TileId");
 // tile (the block-scaled FP4 policy): below it a 128-row tile would run
 // mostly empty MMAs; up to two 16-row CTAs along M re-read B from L2.
 constexpr int64_t kDecodeRowsMax = 32;
+
+// Decode tiles: warps along N of the CTA's 8 (the rest split K): the most
+// whose grid still fills two CTAs per SM (what the 128-register bound lets
+// reside). Swept on the H200 (docs/perf/log/2026-12-02-nvfp4-decode-tile.md):
+// more warps along N cut the CTAs' fixed costs and the tokens' L2 reads,
+// which pays where the grid stays full (grouped decode over many experts:
+// 130 us at 8 against 189 at 1, Qwen3 gate_up, 16 tokens); a grid below two
+// CTAs per SM loses more (1 x 4096 x 4096: 7.4 us at 1, 10.5 at 2).
+constexpr int kDecodeWarps = 8;
+constexpr int kDecodeWarpRows = 16;
+constexpr int kDecodeCtasPerSm = 2;
+constexpr double kDecodeFullGrid = 0.9;  // 237 CTAs count as filling 132 SMs twice
+
+inline int choose_decode_warps_n(int64_t n, int64_t m_slots, int sm_count) {
+  for (int w = kDecodeWarps; w > 1; w /= 2)
+    if (static_cast<double>(m_slots * ceil_div(n, int64_t{kDecodeWarpRows} * w)) >=
+        kDecodeFullGrid * kDecodeCtasPerSm * sm_count)
+      return w;
+  return 1;
+}
 
 // The shape for `rows` output rows per problem (dense: M; grouped: the rows
 // an expert can have, masked max_m or contiguous T / E) whose shared memory

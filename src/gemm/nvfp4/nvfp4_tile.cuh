@@ -194,6 +194,12 @@ __device__ __forceinline__ void run_tile(const Nvfp4Params& p, int m0, int n0, u
 }
 #endif
 
+// Columns of D per CTA: the tile's, times the decode tiles' warps along N.
+template <TileId kTile>
+__host__ __device__ inline int cta_columns(const Nvfp4Params& p) {
+  return tile_shape(kTile).block_n * (tile_shape(kTile).kind == TileKind::Decode ? p.decode_warps_n : 1);
+}
+
 template <TileId kTile, class Policy, bool kA16>
 __global__ void __launch_bounds__(TileConfig<kTile, kA16>::kThreads, TileConfig<kTile, kA16>::kMinBlocks)
     nvfp4_gemm_kernel(const Nvfp4Params p) {
@@ -201,14 +207,15 @@ __global__ void __launch_bounds__(TileConfig<kTile, kA16>::kThreads, TileConfig<
   extern __shared__ __align__(128) uint8_t smem[];
   using C = TileConfig<kTile, kA16>;
   const int tiles_m = (p.m + C::kBlockM - 1) / C::kBlockM;
-  const int tiles_n = (p.n + C::kBlockN - 1) / C::kBlockN;
+  const int block_n = cta_columns<kTile>(p);
+  const int tiles_n = (p.n + block_n - 1) / block_n;
   const int pid = blockIdx.x;
   const int per_group = C::kGroupM * tiles_n;
   const int first_m = (pid / per_group) * C::kGroupM;
   const int group_rows = min(tiles_m - first_m, C::kGroupM);
   const int tile_m = first_m + (pid % per_group) % group_rows;
   const int tile_n = (pid % per_group) / group_rows;
-  run_tile<Policy, kTile, kA16>(p, tile_m * C::kBlockM, tile_n * C::kBlockN, smem);
+  run_tile<Policy, kTile, kA16>(p, tile_m * C::kBlockM, tile_n * block_n, smem);
 #endif
 }
 
@@ -219,7 +226,8 @@ __global__ void __launch_bounds__(TileConfig<kTile, kA16>::kThreads, TileConfig<
   extern __shared__ __align__(128) uint8_t smem[];
   using C = TileConfig<kTile, kA16>;
   const int slots = static_cast<int>(nvfp4_grouped_m_slots(g, C::kBlockM));
-  const int tiles_n = (g.dense.n + C::kBlockN - 1) / C::kBlockN;
+  const int block_n = cta_columns<kTile>(g.dense);
+  const int tiles_n = (g.dense.n + block_n - 1) / block_n;
   const int pid = blockIdx.x;
   const int per_group = C::kGroupM * tiles_n;
   const int first_slot = (pid / per_group) * C::kGroupM;
@@ -232,7 +240,7 @@ __global__ void __launch_bounds__(TileConfig<kTile, kA16>::kThreads, TileConfig<
   if (!mine) return;  // uniform over the CTA
   Nvfp4Params p;
   expert_problem(g, t, &p);
-  run_tile<Policy, kTile, kA16>(p, t.tile * C::kBlockM, tile_n * C::kBlockN, smem);
+  run_tile<Policy, kTile, kA16>(p, t.tile * C::kBlockM, tile_n * block_n, smem);
 #endif
 }
 
