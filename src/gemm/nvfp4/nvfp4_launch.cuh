@@ -24,13 +24,25 @@ using GroupedFn = void (*)(Nvfp4GroupedParams);
 template <class Policy, bool kA16, bool kDecodeTiles>
 struct Family {
   static constexpr bool carries(TileId id) { return kDecodeTiles || tile_shape(id).kind == TileKind::Cta; }
+  // A tile the family does not carry is not instantiated (if constexpr): the
+  // self-audit checks every kernel of the block-scaled family for OMMA.SF.
+  template <size_t kId>
+  static constexpr DenseFn dense_fn() {
+    if constexpr (carries(TileId(kId))) return &nvfp4_gemm_kernel<TileId(kId), Policy, kA16>;
+    else return nullptr;
+  }
+  template <size_t kId>
+  static constexpr GroupedFn grouped_fn() {
+    if constexpr (carries(TileId(kId))) return &nvfp4_grouped_gemm_kernel<TileId(kId), Policy, kA16>;
+    else return nullptr;
+  }
   template <size_t... kIds>
   static constexpr std::array<DenseFn, kTileCount> dense_table(std::index_sequence<kIds...>) {
-    return {(carries(TileId(kIds)) ? &nvfp4_gemm_kernel<TileId(kIds), Policy, kA16> : nullptr)...};
+    return {dense_fn<kIds>()...};
   }
   template <size_t... kIds>
   static constexpr std::array<GroupedFn, kTileCount> grouped_table(std::index_sequence<kIds...>) {
-    return {(carries(TileId(kIds)) ? &nvfp4_grouped_gemm_kernel<TileId(kIds), Policy, kA16> : nullptr)...};
+    return {grouped_fn<kIds>()...};
   }
   static constexpr std::array<DenseFn, kTileCount> kDense = dense_table(std::make_index_sequence<kTileCount>{});
   static constexpr std::array<GroupedFn, kTileCount> kGrouped = grouped_table(std::make_index_sequence<kTileCount>{});
