@@ -8,12 +8,12 @@
 // and the tokens as its N side (8 per n8 tile).
 //
 // CTA: kWarps = warps_n x warps_k warps, the split chosen on the host per
-// problem (nvfp4_plan.hpp, choose_decode_split; Nvfp4Params.decode_warps_n):
+// problem (nvfp4_plan.hpp, choose_decode_warps_n; Nvfp4Params.decode_warps_n):
 // the CTA owns 16 warps_n weight rows. Warp (wn, wk) owns rows
 // n0 + 16 wn .. + 15 and the K chunks wk, wk + warps_k, ... (a chunk is 128 K
 // elements: 64 bytes of a packed row). The warps_n warps of one wk read the
-// same tokens at about the same time, so L1 serves all but the first. Per chunk, lane (g = lane / 4,
-// t = lane % 4) loads elements 32t .. 32t + 31 of rows g and g + 8 (16 bytes
+// same tokens at about the same time, so L1 serves all but the first. Per
+// chunk, lane (g = lane / 4, t = lane % 4) loads elements 32t .. 32t + 31 of rows g and g + 8 (16 bytes
 // each, one 32-element K granule) and their two scale bytes, and the same 32
 // elements of token g of each n8 tile (64 bytes of bf16 / f16, or 16 bytes
 // and two scales of NVFP4). Word i of the lane's 16 bytes (elements 8i .. 8i+7,
@@ -28,8 +28,8 @@
 //   split; the CTA then adds them, applies alpha and bias and stores pairs of
 //   D along N.
 // Two groups of kUnroll chunks (weights and tokens) live in registers: one
-// computes while the next one's loads are in flight. With programmatic launch (SM90+) the
-// first group's weights go out before griddepcontrol.wait, as the FP8 path's
+// computes while the next one's loads are in flight. With programmatic
+// launch (SM90+) the first group's weights go out before griddepcontrol.wait, as the FP8 path's
 // weight tiles do: the weights must not be written by the kernel before in
 // the stream; tokens, alpha, bias and D wait.
 #pragma once
@@ -43,7 +43,7 @@ struct DecodeConfig {
   static constexpr TileShape kShape = tile_shape(kId);
   static_assert(kShape.kind == TileKind::Decode, "a decode tile");
   static constexpr int kTokens = kShape.block_m;  // tokens per CTA (n8 tiles x 8)
-  static constexpr int kWarpRows = 16;           // weight rows per warp (the MMA's M)
+  static constexpr int kWarpRows = kDecodeWarpRows;
   static constexpr int kBlockM = kTokens;
   static constexpr int kBlockN = kShape.block_n;  // rows per CTA at warps_n = 1 (the kernel scales it)
   static constexpr int kTokenTiles = kTokens / 8;
@@ -111,13 +111,6 @@ __device__ __forceinline__ void token_pairs(const uint4 (&raw)[4], uint32_t scal
       for (int r = 0; r < 4; ++r) out[4 * i + r] = q[r];
     }
   }
-}
-
-template <bool kBf16>
-__device__ __forceinline__ void hmma_step(float (&c)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
-                                          uint32_t b0, uint32_t b1) {
-  if constexpr (kBf16) hmma_bf16_16x8x16(c, a0, a1, a2, a3, b0, b1);
-  else mma_sync::hmma_16x8x16(c, a0, a1, a2, a3, b0, b1);
 }
 
 // Tokens m0 .. m0 + kTokens - 1 x rows n0 .. n0 + 16 p.decode_warps_n - 1 of

@@ -211,6 +211,14 @@ __device__ __forceinline__ void hmma_bf16_16x8x16(float (&c)[4], uint32_t a0, ui
 #endif
 }
 
+// One m16n8k16 step in the policy's 16-bit type.
+template <bool kBf16>
+__device__ __forceinline__ void hmma_step(float (&c)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+                                          uint32_t b0, uint32_t b1) {
+  if constexpr (kBf16) hmma_bf16_16x8x16(c, a0, a1, a2, a3, b0, b1);
+  else mma_sync::hmma_16x8x16(c, a0, a1, a2, a3, b0, b1);
+}
+
 #endif  // FP8KIT_ARCH_IN(any)
 
 // What one stage of a warp's tile looks like to a policy: packed words as
@@ -259,13 +267,8 @@ struct Hmma {
         }
 #pragma unroll
         for (int j = 0; j < kTilesN; ++j) {
-          if constexpr (kBf16) {
-            hmma_bf16_16x8x16(c[i][j], lo[0], hi[0], lo[1], hi[1], bf[j][0], bf[j][1]);
-            hmma_bf16_16x8x16(c[i][j], lo[2], hi[2], lo[3], hi[3], bf[j][2], bf[j][3]);
-          } else {
-            mma_sync::hmma_16x8x16(c[i][j], lo[0], hi[0], lo[1], hi[1], bf[j][0], bf[j][1]);
-            mma_sync::hmma_16x8x16(c[i][j], lo[2], hi[2], lo[3], hi[3], bf[j][2], bf[j][3]);
-          }
+          hmma_step<kBf16>(c[i][j], lo[0], hi[0], lo[1], hi[1], bf[j][0], bf[j][1]);
+          hmma_step<kBf16>(c[i][j], lo[2], hi[2], lo[3], hi[3], bf[j][2], bf[j][3]);
         }
       }
     }

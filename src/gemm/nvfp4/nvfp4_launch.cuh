@@ -80,15 +80,12 @@ struct Family {
     q.dense = planned(g.dense, nvfp4_grouped_m_slots(g, t.block_m), t, dev);
     return q;
   }
-  static int64_t columns(const Nvfp4Params& p, const TileShape& t) {
-    return t.block_n * (t.kind == TileKind::Decode ? p.decode_warps_n : 1);
-  }
   // CTAs of a planned problem.
   static int64_t dense_ctas(const Nvfp4Params& p, const TileShape& t) {
-    return ceil_div(p.m, t.block_m) * ceil_div(p.n, columns(p, t));
+    return ceil_div(p.m, t.block_m) * ceil_div(p.n, int64_t{cta_columns(t, p.decode_warps_n)});
   }
   static int64_t grouped_ctas(const Nvfp4GroupedParams& g, const TileShape& t) {
-    return nvfp4_grouped_m_slots(g, t.block_m) * ceil_div(g.dense.n, columns(g.dense, t));
+    return nvfp4_grouped_m_slots(g, t.block_m) * ceil_div(g.dense.n, int64_t{cta_columns(t, g.dense.decode_warps_n)});
   }
 
   static bool fits(int tile, int64_t ctas, const DeviceInfo& dev, std::string* why) {

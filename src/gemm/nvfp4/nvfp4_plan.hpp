@@ -87,10 +87,18 @@ constexpr int64_t kDecodeRowsMax = 32;
 // which pays where the grid stays full (grouped decode over many experts:
 // 130 us at 8 against 189 at 1, Qwen3 gate_up, 16 tokens); a grid below two
 // CTAs per SM loses more (1 x 4096 x 4096: 7.4 us at 1, 10.5 at 2).
-constexpr int kDecodeWarps = 8;
-constexpr int kDecodeWarpRows = 16;
+constexpr int kDecodeWarps = tile_shape(TileId::DecodeM8).warps();
+constexpr int kDecodeWarpRows = tile_shape(TileId::DecodeM8).block_n;  // a warp's rows, the MMA's M
+static_assert(tile_shape(TileId::DecodeM16).warps() == kDecodeWarps &&
+                  tile_shape(TileId::DecodeM16).block_n == kDecodeWarpRows,
+              "the decode tiles differ in tokens only");
 constexpr int kDecodeCtasPerSm = 2;
 constexpr double kDecodeFullGrid = 0.9;  // 237 CTAs count as filling 132 SMs twice
+
+// Columns of D per CTA: the tile's, times a decode tile's warps along N.
+constexpr int cta_columns(TileShape t, int decode_warps_n) {
+  return t.block_n * (t.kind == TileKind::Decode ? decode_warps_n : 1);
+}
 
 inline int choose_decode_warps_n(int64_t n, int64_t m_slots, int sm_count) {
   for (int w = kDecodeWarps; w > 1; w /= 2)

@@ -194,12 +194,6 @@ __device__ __forceinline__ void run_tile(const Nvfp4Params& p, int m0, int n0, u
 }
 #endif
 
-// Columns of D per CTA: the tile's, times the decode tiles' warps along N.
-template <TileId kTile>
-__host__ __device__ inline int cta_columns(const Nvfp4Params& p) {
-  return tile_shape(kTile).block_n * (tile_shape(kTile).kind == TileKind::Decode ? p.decode_warps_n : 1);
-}
-
 template <TileId kTile, class Policy, bool kA16>
 __global__ void __launch_bounds__(TileConfig<kTile, kA16>::kThreads, TileConfig<kTile, kA16>::kMinBlocks)
     nvfp4_gemm_kernel(const Nvfp4Params p) {
@@ -207,7 +201,7 @@ __global__ void __launch_bounds__(TileConfig<kTile, kA16>::kThreads, TileConfig<
   extern __shared__ __align__(128) uint8_t smem[];
   using C = TileConfig<kTile, kA16>;
   const int tiles_m = (p.m + C::kBlockM - 1) / C::kBlockM;
-  const int block_n = cta_columns<kTile>(p);
+  const int block_n = cta_columns(C::kShape, p.decode_warps_n);
   const int tiles_n = (p.n + block_n - 1) / block_n;
   const int pid = blockIdx.x;
   const int per_group = C::kGroupM * tiles_n;
@@ -226,7 +220,7 @@ __global__ void __launch_bounds__(TileConfig<kTile, kA16>::kThreads, TileConfig<
   extern __shared__ __align__(128) uint8_t smem[];
   using C = TileConfig<kTile, kA16>;
   const int slots = static_cast<int>(nvfp4_grouped_m_slots(g, C::kBlockM));
-  const int block_n = cta_columns<kTile>(g.dense);
+  const int block_n = cta_columns(C::kShape, g.dense.decode_warps_n);
   const int tiles_n = (g.dense.n + block_n - 1) / block_n;
   const int pid = blockIdx.x;
   const int per_group = C::kGroupM * tiles_n;
