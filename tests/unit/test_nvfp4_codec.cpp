@@ -210,13 +210,20 @@ TEST(Nvfp4Plan, DecodeSplitKeepsTwoCtasPerSm) {
     }
 }
 
-TEST(Nvfp4Plan, DecodeTilesHoldTheirPartialSumsOnly) {
+TEST(Nvfp4Plan, DecodeTilesHoldAWeightRingAndTheirPartialSums) {
+  constexpr int kSmPerSmem86 = 100 * 1024;  // SM86 / SM89 / SM12x: shared memory per SM
   for (nvfp4::TileId id : {nvfp4::TileId::DecodeM8, nvfp4::TileId::DecodeM16}) {
     const nvfp4::TileShape& t = nvfp4::tile_shape(id);
     EXPECT_EQ(t.kind, nvfp4::TileKind::Decode);
     EXPECT_EQ(t.block_n, 16) << t.name;
     EXPECT_EQ(t.warps(), 8) << t.name;
-    EXPECT_EQ(t.smem_bytes(true), t.warps_k * t.block_m * t.block_n * 4) << t.name;
+    // Partial sums (128 rows x tokens f32) and per thread `stages` chunks of
+    // two 16-byte rows.
+    EXPECT_EQ(t.smem_bytes(true), t.warps_k * t.block_m * t.block_n * 4 + t.stages * t.threads() * 32) << t.name;
     EXPECT_EQ(t.smem_bytes(true), t.smem_bytes(false)) << t.name;
+    EXPECT_EQ(t.stages % 2, 0) << t.name << ": the tokens' two buffers alternate with the stages";
+    // Two CTAs per SM on the 100 KB parts, within the default 48 KB per block.
+    EXPECT_LE(2 * t.smem_bytes(true), kSmPerSmem86) << t.name;
+    EXPECT_LE(t.smem_bytes(true), 48 * 1024) << t.name;
   }
 }

@@ -17,11 +17,16 @@
 // each, one 32-element K granule) and their two scale bytes, and the same 32
 // elements of token g of each n8 tile (64 bytes of bf16 / f16, or 16 bytes
 // and two scales of NVFP4). Word i of the lane's 16 bytes (elements 8i .. 8i+7,
-// one scale block) becomes the A pairs of MMA steps 2i and 2i + 1, the token's
-// elements 8i .. 8i+7 their B pairs: both operands see one permutation of K,
-// so the dot product is the GEMM's. A chunk past K, a row past N and a token
-// past M load nothing and contribute zeros (K % 32 == 0: a lane's granule is
-// in or out whole).
+// one scale block) is decoded by bit placement (nvfp4_placed.cuh) into the
+// pairs (8i + r, 8i + r + 4), r = 0..3: the A pairs of MMA steps 2i and
+// 2i + 1; the token's
+// elements 8i .. 8i+7 in the same pairs (byte permutes of 16-bit tokens,
+// the same placement of NVFP4 ones) their B pairs: both operands see one
+// permutation of K, so the dot product is the GEMM's. Every stream (weight
+// rows, scale rows, token rows) advances a fixed stride per step of warps_k
+// chunks, so the loop carries pointers, not indices. A chunk past K, a row
+// past N and a token past M load nothing and contribute zeros (K % 32 == 0:
+// a lane's granule is in or out whole).
 //
 // The warps_k partial sums meet in shared memory:
 //   sRed: (warps_k, kTokens, 16 warps_n) f32, 128 kTokens floats whatever the
@@ -35,6 +40,7 @@
 #pragma once
 
 #include "gemm/nvfp4/nvfp4_gemm.cuh"
+#include "gemm/nvfp4/nvfp4_placed.cuh"
 
 namespace fp8kit::nvfp4 {
 
@@ -48,10 +54,12 @@ struct DecodeConfig {
   static constexpr int kBlockN = kShape.block_n;  // rows per CTA at warps_n = 1 (the kernel scales it)
   static constexpr int kTokenTiles = kTokens / 8;
   static constexpr int kWarps = kShape.warps();
-  static constexpr int kUnroll = kShape.stages;  // K chunks in flight per lane
+  static constexpr int kStages = kShape.stages;  // weight ring depth: kStages - 1 chunks in flight per lane
   static constexpr int kThreads = kShape.threads();
   static constexpr int kMinBlocks = kShape.min_blocks;
   static constexpr int kSmemBytes = kShape.smem_bytes(kA16);
+  static constexpr int kReductionBytes = kShape.decode_reduction_bytes();
+  static_assert(kStages % 2 == 0, "the tokens' two register buffers alternate with the ring's stages");
   static constexpr int kGroupM = 8;  // grouped rasterisation, as the CTA tiles
   static constexpr int kChunkK = TileShape::kDecodeChunkK;
   static constexpr int kLaneK = kChunkK / 4;  // elements per lane per row and chunk
@@ -61,57 +69,40 @@ struct DecodeConfig {
 
 #if FP8KIT_ARCH_IN(FP8KIT_ARCH_ANY_MIN, FP8KIT_ARCH_END)
 
-// 16 bytes from global memory, read-only path, not kept in L1 (weights are
-// read once); zeros when !valid.
-__device__ __forceinline__ uint4 load_stream_16(const uint8_t* src, bool valid) {
-  uint4 v = make_uint4(0, 0, 0, 0);
-  if (valid)
-    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(src));
-  return v;
-}
-
 // 16 bytes of tokens (re-read by the CTA's other row groups: through L1).
 __device__ __forceinline__ uint4 load_token_16(const uint8_t* src, bool valid) {
   return valid ? __ldg(reinterpret_cast<const uint4*>(src)) : make_uint4(0, 0, 0, 0);
 }
 
-// Scale bytes of blocks kb and kb + 1 (kb even) of `row`, byte 0 = block kb.
-__device__ __forceinline__ uint32_t load_scale_pair(const uint8_t* scales, int layout, int64_t row, int kb,
-                                                    int k_blocks) {
-  if (is_swizzled(layout)) {
-    // kb % 4 is 0 or 2: the pair is one aligned 16-bit word of a 512-byte tile.
-    const int64_t off = swizzled_offset(row, kb, round_up(k_blocks, kTileBlocks));
-    return __ldg(reinterpret_cast<const uint16_t*>(scales + off));
-  }
-  const uint8_t* p = scales + linear_offset(row, kb, k_blocks);  // any alignment
-  return static_cast<uint32_t>(__ldg(p)) | static_cast<uint32_t>(__ldg(p + 1)) << 8;
-}
+// One row's scale bytes as the lane walks its chunks: blocks kb, kb + 1 of
+// chunk c (kb = 8 c + 2 t) sit `step` bytes further per step of warps_k
+// chunks in both layouts (swizzled: 2 tiles of 4 blocks along K, 1024 bytes;
+// linear: 8 bytes), so a row needs one pointer. Swizzled pairs are aligned
+// 16-bit words; linear rows start at any byte (K % 32 == 0 keeps every pair
+// at the base's parity).
+struct ScaleStream {
+  const uint8_t* at;
+  int step;  // bytes per step: at most 8 x 1024
+  bool pair_aligned;
 
-// The 8 16-bit pairs of a token's 32 elements (a lane's share of one chunk):
-// pairs 4i .. 4i + 3 are elements 8i .. 8i + 7.
-template <bool kA16, bool kBf16>
-__device__ __forceinline__ void token_pairs(const uint4 (&raw)[4], uint32_t scales, uint32_t (&out)[16]) {
-  if constexpr (kA16) {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      out[4 * i] = raw[i].x;
-      out[4 * i + 1] = raw[i].y;
-      out[4 * i + 2] = raw[i].z;
-      out[4 * i + 3] = raw[i].w;
-    }
-  } else {
-    const uint32_t w[4] = {raw[0].x, raw[0].y, raw[0].z, raw[0].w};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      uint32_t q[4];
-      decode_e2m1x8<kBf16>(w[i], scale_of(scales, i / 2), q);
-#pragma unroll
-      for (int r = 0; r < 4; ++r) out[4 * i + r] = q[r];
-    }
+  __device__ __forceinline__ static ScaleStream of(const uint8_t* scales, int layout, int64_t row, int kb,
+                                                  int k_blocks, int warps_k) {
+    constexpr int kBlocksPerChunk = TileShape::kDecodeChunkK / kBlock;
+    if (is_swizzled(layout))
+      return {scales + swizzled_offset(row, kb, round_up(k_blocks, kTileBlocks)),
+              warps_k * (kBlocksPerChunk / kTileBlocks) * kTileBytes, true};
+    return {scales + linear_offset(row, kb, k_blocks), warps_k * kBlocksPerChunk,
+            (reinterpret_cast<uintptr_t>(scales) & 1) == 0};
   }
-}
+  // Bytes of blocks kb, kb + 1 of step s (byte 0 = block kb) of the row
+  // `rows_on` bytes further; 0 if !valid.
+  __device__ __forceinline__ uint32_t load(int s, bool valid, int64_t rows_on = 0) const {
+    if (!valid) return 0u;
+    const uint8_t* q = at + rows_on + s * step;
+    if (pair_aligned) return __ldg(reinterpret_cast<const uint16_t*>(q));
+    return static_cast<uint32_t>(__ldg(q)) | static_cast<uint32_t>(__ldg(q + 1)) << 8;
+  }
+};
 
 // Tokens m0 .. m0 + kTokens - 1 x rows n0 .. n0 + 16 p.decode_warps_n - 1 of
 // problem p.
@@ -121,6 +112,9 @@ template <class Policy, TileId kTile, bool kA16>
 __device__ __forceinline__ void decode_tile(const Nvfp4Params& p, int m0, int n0, uint8_t* smem) {
   using C = DecodeConfig<kTile, kA16>;
   constexpr bool kBf16 = Policy::kBf16Operands;
+  constexpr int kChunkBytes = C::kChunkK / kElementsPerByte;  // of a packed row
+  constexpr int kLaneBytes = C::kLaneK / kElementsPerByte;    // 16: one load
+  constexpr int kWords = kLaneBytes / 4;                      // 8 elements each, two per scale block
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int warps_n = p.decode_warps_n, warps_k = C::kWarps / warps_n;
@@ -128,60 +122,80 @@ __device__ __forceinline__ void decode_tile(const Nvfp4Params& p, int m0, int n0
   const int wn = warp % warps_n;
   const int wk = warp / warps_n;
   const int g = lane >> 2, t = lane & 3;
-  const int chunks = (p.k + C::kChunkK - 1) / C::kChunkK;
   const int64_t a_row_bytes = kA16 ? p.lda * 2 : p.lda;
+
+  // The lane's K granule of step s (chunk wk + s warps_k) starts at element
+  // k0 + s k_step; every stream below advances a fixed stride per step.
+  const int k0 = C::kChunkK * wk + C::kLaneK * t;
+  const int k_step = C::kChunkK * warps_k;
+  const int steps = p.k > k0 ? (p.k - k0 + k_step - 1) / k_step : 0;  // granules in K (K % 32 == 0)
+  const int warp_steps = (p.k - C::kChunkK * wk + k_step - 1) / k_step;  // the warp's: lane 0's count
+  const int kb0 = k0 / kBlock;
 
   const int row_lo = n0 + 16 * wn + g;  // rows g and g + 8 of this warp's 16
   const int row_hi = row_lo + 8;
-  const uint8_t* b_lo = p.b + static_cast<int64_t>(row_lo) * p.ldb;
-  const uint8_t* b_hi = p.b + static_cast<int64_t>(row_hi) * p.ldb;
-  // Lane t's granule of chunk c starts at element kChunkK c + kLaneK t.
-  auto granule = [&](int c) { return C::kChunkK * c + C::kLaneK * t; };
-  auto in_k = [&](int c) { return c < chunks && granule(c) < p.k; };
+  const bool lo_ok = row_lo < p.n, hi_ok = row_hi < p.n;
+  // Row g + 8 is 8 rows on in both streams: 8 ldb bytes of weights; 8
+  // scale rows (swizzled: rows g and g + 8 share a 32-row line group, since
+  // row g % 32 < 24). Its pointers are formed only where it exists.
+  const uint8_t* b_lo = p.b + static_cast<int64_t>(lo_ok ? row_lo : 0) * p.ldb + k0 / kElementsPerByte;
+  const int b_step = warps_k * kChunkBytes;
+  const ScaleStream s_lo = ScaleStream::of(p.b_scale, p.b_scale_layout, lo_ok ? row_lo : 0, kb0, p.k_blocks, warps_k);
+  const int64_t b_hi = 8 * p.ldb;
+  const int64_t s_hi = 8 * (is_swizzled(p.b_scale_layout) ? kLineBytes : p.k_blocks);
 
-  // One group: kUnroll chunks c0, c0 + warps_k, ... of this warp, its
-  // weights and its tokens.
-  struct Group {
-    uint4 lo[C::kUnroll], hi[C::kUnroll];  // rows g, g + 8: 32 packed elements each
-    uint32_t s_lo[C::kUnroll], s_hi[C::kUnroll];  // their two scale bytes
-    uint4 x[C::kUnroll][C::kTokenTiles][4];       // token g of each n8 tile: 32 elements
-    uint32_t xs[C::kUnroll][C::kTokenTiles];      // NVFP4 tokens: their two scale bytes
+  // Token g of n8 tile j: its row and its scale stream (NVFP4 tokens).
+  const uint8_t* a_row[C::kTokenTiles];
+  bool m_ok[C::kTokenTiles];
+  const int a_step = kA16 ? k_step * 2 : k_step / kElementsPerByte;
+#pragma unroll
+  for (int j = 0; j < C::kTokenTiles; ++j) {
+    const int m = m0 + 8 * j + g;
+    m_ok[j] = m < p.m;
+    a_row[j] = p.a + static_cast<int64_t>(m_ok[j] ? m : 0) * a_row_bytes + (kA16 ? 2 * k0 : k0 / kElementsPerByte);
+  }
+
+  // The weight ring, sRing: (kStages, 2 rows, kThreads) x 16 bytes: each
+  // thread's two rows of one step, lanes 16 bytes apart (an LDS.128 phase
+  // hits 8 distinct bank groups). A thread reads back only what it copied
+  // itself, so cp.async.wait_group is all the synchronisation it needs.
+  const uint32_t ring = smem_addr(smem + C::kReductionBytes);
+  auto slot = [&](int stage, int r) {
+    return ring + static_cast<uint32_t>(((stage * 2 + r) * C::kThreads + threadIdx.x) * sizeof(uint4));
   };
-  auto load_weights = [&](Group& w, int c0) {
-#pragma unroll
-    for (int u = 0; u < C::kUnroll; ++u) {
-      const int c = c0 + u * warps_k;
-      const bool k_ok = in_k(c);
-      const int k = granule(c);
-      const int64_t byte = k / kElementsPerByte;
-      const bool lo_ok = k_ok && row_lo < p.n, hi_ok = k_ok && row_hi < p.n;
-      w.lo[u] = load_stream_16(b_lo + byte, lo_ok);
-      w.hi[u] = load_stream_16(b_hi + byte, hi_ok);
-      w.s_lo[u] = lo_ok ? load_scale_pair(p.b_scale, p.b_scale_layout, row_lo, k / kBlock, p.k_blocks) : 0u;
-      w.s_hi[u] = hi_ok ? load_scale_pair(p.b_scale, p.b_scale_layout, row_hi, k / kBlock, p.k_blocks) : 0u;
-    }
+  // Step s's weights into ring stage `stage` (zeros past K and N; a row that
+  // is not read copies from the weights' base), one commit group per step.
+  auto issue_weights = [&](int s, int stage) {
+    const bool k_ok = s < steps;
+    const bool lo_in = k_ok && lo_ok, hi_in = k_ok && hi_ok;
+    copy_16(slot(stage, 0), lo_in ? b_lo + s * b_step : p.b, lo_in);
+    copy_16(slot(stage, 1), hi_in ? b_lo + b_hi + s * b_step : p.b, hi_in);
+    copy_commit();
   };
-  auto load_tokens = [&](Group& w, int c0) {
+  // Scale pairs of the ring's steps (registers: two bytes each).
+  uint32_t sc_lo[C::kStages], sc_hi[C::kStages];
+  auto issue_scales = [&](int s, int stage) {
+    const bool k_ok = s < steps;
+    sc_lo[stage] = s_lo.load(s, k_ok && lo_ok);
+    sc_hi[stage] = s_lo.load(s, k_ok && hi_ok, hi_ok ? s_hi : 0);
+  };
+
+  // Tokens of one step: token g of each n8 tile, 32 elements (and NVFP4
+  // tokens' two scale bytes); two register buffers, the next step's loads in
+  // flight while this one computes.
+  struct Tokens {
+    uint4 x[C::kTokenTiles][kA16 ? 4 : 1];
+    uint32_t xs[C::kTokenTiles];
+  };
+  auto load_tokens = [&](Tokens& w, int s, const ScaleStream (&xs)[C::kTokenTiles]) {
+    const bool k_ok = s < steps;
 #pragma unroll
-    for (int u = 0; u < C::kUnroll; ++u) {
-      const int c = c0 + u * warps_k;
-      const bool k_ok = in_k(c);
-      const int k = granule(c);
+    for (int j = 0; j < C::kTokenTiles; ++j) {
+      const bool ok = k_ok && m_ok[j];
+      const uint8_t* src = a_row[j] + s * a_step;
 #pragma unroll
-      for (int j = 0; j < C::kTokenTiles; ++j) {
-        const int m = m0 + 8 * j + g;
-        const bool ok = k_ok && m < p.m;
-        const uint8_t* row = p.a + static_cast<int64_t>(ok ? m : 0) * a_row_bytes;
-        if constexpr (kA16) {
-#pragma unroll
-          for (int i = 0; i < 4; ++i) w.x[u][j][i] = load_token_16(row + 2 * (k + 8 * i), ok);
-          w.xs[u][j] = 0u;
-        } else {
-          w.x[u][j][0] = load_token_16(row + k / kElementsPerByte, ok);
-          w.xs[u][j] =
-              ok ? load_scale_pair(p.a_scale, p.a_scale_layout, p.a_scale_row0 + m, k / kBlock, p.k_blocks) : 0u;
-        }
-      }
+      for (int i = 0; i < (kA16 ? 4 : 1); ++i) w.x[j][i] = load_token_16(src + i * sizeof(uint4), ok);
+      if constexpr (!kA16) w.xs[j] = xs[j].load(s, ok);
     }
   };
 
@@ -191,54 +205,80 @@ __device__ __forceinline__ void decode_tile(const Nvfp4Params& p, int m0, int n0
 #pragma unroll
     for (int r = 0; r < 4; ++r) acc[j][r] = 0.f;
 
-  // A loaded group's MMAs.
-  auto compute = [&](const Group& w) {
+  // One step's MMAs. Word i of a lane's 16 bytes (elements 8i .. 8i+7,
+  // scale block i / 2) gives pairs (r, r + 4): the A slots of two MMA steps,
+  // the tokens' same pairs their B slots.
+  auto compute = [&](const uint4& w_lo, const uint4& w_hi, uint32_t s_lo_pair, uint32_t s_hi_pair, const Tokens& x) {
+    const uint32_t wl[kWords] = {w_lo.x, w_lo.y, w_lo.z, w_lo.w};
+    const uint32_t wh[kWords] = {w_hi.x, w_hi.y, w_hi.z, w_hi.w};
+    const uint32_t sl = placed_scale_pair<kBf16>(s_lo_pair), sh = placed_scale_pair<kBf16>(s_hi_pair);
+    uint32_t xsp[C::kTokenTiles];
+    if constexpr (!kA16)
 #pragma unroll
-    for (int u = 0; u < C::kUnroll; ++u) {
-      const uint32_t wl[4] = {w.lo[u].x, w.lo[u].y, w.lo[u].z, w.lo[u].w};
-      const uint32_t wh[4] = {w.hi[u].x, w.hi[u].y, w.hi[u].z, w.hi[u].w};
-      uint32_t b[C::kTokenTiles][16];
+      for (int j = 0; j < C::kTokenTiles; ++j) xsp[j] = placed_scale_pair<kBf16>(x.xs[j]);
 #pragma unroll
-      for (int j = 0; j < C::kTokenTiles; ++j) token_pairs<kA16, kBf16>(w.x[u][j], w.xs[u][j], b[j]);
+    for (int i = 0; i < kWords; ++i) {
+      uint32_t lo[4], hi[4];  // rows g, g + 8: pairs (8i + r, 8i + r + 4)
+      decode_e2m1x8_split<kBf16>(wl[i], sl, i / 2, lo);
+      decode_e2m1x8_split<kBf16>(wh[i], sh, i / 2, hi);
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        uint32_t lo[4], hi[4];  // rows g, g + 8: pairs of elements 8i .. 8i + 7
-        decode_e2m1x8<kBf16>(wl[i], scale_of(w.s_lo[u], i / 2), lo);
-        decode_e2m1x8<kBf16>(wh[i], scale_of(w.s_hi[u], i / 2), hi);
-#pragma unroll
-        for (int j = 0; j < C::kTokenTiles; ++j) {
-          hmma_step<kBf16>(acc[j], lo[0], hi[0], lo[1], hi[1], b[j][4 * i], b[j][4 * i + 1]);
-          hmma_step<kBf16>(acc[j], lo[2], hi[2], lo[3], hi[3], b[j][4 * i + 2], b[j][4 * i + 3]);
+      for (int j = 0; j < C::kTokenTiles; ++j) {
+        uint32_t b[4];
+        if constexpr (kA16) {
+          token_pairs_split(x.x[j][i], b);
+        } else {
+          const uint32_t words[kWords] = {x.x[j][0].x, x.x[j][0].y, x.x[j][0].z, x.x[j][0].w};
+          decode_e2m1x8_split<kBf16>(words[i], xsp[j], i / 2, b);
         }
+        hmma_step<kBf16>(acc[j], lo[0], hi[0], lo[1], hi[1], b[0], b[1]);
+        hmma_step<kBf16>(acc[j], lo[2], hi[2], lo[3], hi[3], b[2], b[3]);
       }
     }
   };
 
-  // Two groups in registers: the next one's loads (weights and tokens) are in
-  // flight while the current one computes, so neither the weights' memory
-  // latency nor the tokens' L2 latency is waited for once per group. The
-  // first group's weights go out before griddepcontrol.wait (weights never
-  // depend on the previous kernel), its tokens after.
-  const int step = warps_k * C::kUnroll;
-  Group g0, g1;
-  load_weights(g0, wk);
+  // kStages - 1 steps of weights and scales go out before
+  // griddepcontrol.wait (weights never depend on the previous kernel), the
+  // tokens after it. Step s then issues step s + kStages - 1 and waits for
+  // its own copies only.
+#pragma unroll
+  for (int st = 0; st < C::kStages - 1; ++st) {
+    issue_weights(st, st);
+    issue_scales(st, st);
+  }
 #if FP8KIT_HAS_GRID_DEPENDENCY
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
-  load_tokens(g0, wk);
-  for (int c0 = wk; c0 < chunks; c0 += 2 * step) {
-    if (c0 + step < chunks) {
-      load_weights(g1, c0 + step);
-      load_tokens(g1, c0 + step);
+  // NVFP4 tokens' scale streams (A16: unused).
+  ScaleStream xs[C::kTokenTiles];
+  if constexpr (!kA16)
+#pragma unroll
+    for (int j = 0; j < C::kTokenTiles; ++j)
+      xs[j] = ScaleStream::of(p.a_scale, p.a_scale_layout, p.a_scale_row0 + (m_ok[j] ? m0 + 8 * j + g : 0), kb0,
+                              p.k_blocks, warps_k);
+  Tokens tk[2];
+  load_tokens(tk[0], 0, xs);
+  for (int s0 = 0; s0 < warp_steps; s0 += C::kStages) {
+#pragma unroll
+    for (int i = 0; i < C::kStages; ++i) {
+      const int s = s0 + i;
+      if (s >= warp_steps) break;
+      constexpr int kAhead = C::kStages - 1;
+      const int ahead = (i + kAhead) % C::kStages;  // the stage step s - 1 freed
+      issue_weights(s + kAhead, ahead);
+      issue_scales(s + kAhead, ahead);
+      if (s + 1 < warp_steps) load_tokens(tk[(i + 1) % 2], s + 1, xs);
+      copy_wait<C::kStages - 1>();
+      uint4 w_lo, w_hi;
+      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                   : "=r"(w_lo.x), "=r"(w_lo.y), "=r"(w_lo.z), "=r"(w_lo.w)
+                   : "r"(slot(i, 0)));
+      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                   : "=r"(w_hi.x), "=r"(w_hi.y), "=r"(w_hi.z), "=r"(w_hi.w)
+                   : "r"(slot(i, 1)));
+      compute(w_lo, w_hi, sc_lo[i], sc_hi[i], tk[i % 2]);
     }
-    compute(g0);
-    if (c0 + step >= chunks) break;
-    if (c0 + 2 * step < chunks) {
-      load_weights(g0, c0 + 2 * step);
-      load_tokens(g0, c0 + 2 * step);
-    }
-    compute(g1);
   }
+  copy_wait<0>();  // the copies issued past the last step (zero-fill) drain before the CTA ends
 
   // ---- The K split's partial sums, then alpha, bias and pairs of D --------
   // acc[j]: (row g, token 2t), (row g, token 2t + 1), (row g + 8, ...) of tile j.
@@ -252,6 +292,9 @@ __device__ __forceinline__ void decode_tile(const Nvfp4Params& p, int m0, int n0
 #if FP8KIT_HAS_GRID_DEPENDENCY
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
+  // Every decoded operand carries 2^-kPlacedExponent (nvfp4_placed.cuh).
+  constexpr float kUnplace = kA16 ? 0x1p7f : 0x1p14f;
+  static_assert(kPlacedExponent == 7, "kUnplace is 2^kPlacedExponent per decoded operand");
   const float alpha = p.alpha ? *p.alpha : 1.f;
   for (int pair_id = threadIdx.x; pair_id < C::kTokens * rows / 2; pair_id += C::kThreads) {
     const int token = pair_id / (rows / 2);
@@ -263,6 +306,8 @@ __device__ __forceinline__ void decode_tile(const Nvfp4Params& p, int m0, int n0
       v0 += *red_at(w, token, row);
       v1 += *red_at(w, token, row + 1);
     }
+    v0 *= kUnplace;
+    v1 *= kUnplace;
     const bool pair = n + 1 < p.n;
     float bias0 = 0.f, bias1 = 0.f;
     if (p.bias) {

@@ -9,13 +9,14 @@
 //              16-bit A within Turing's 64 KiB of shared memory per block.
 //   Decode tiles (nvfp4_decode.cuh, HMMA policies only): block_m tokens,
 //   block_n weight rows (16 per warp along N), warps_k warps splitting K in
-//   128-element chunks, `stages` chunks per register group (two groups: one
-//   computing, one loading); shared memory holds only the K split's partial
-//   sums. 8 warps per CTA, 16 rows per warp along N; how many along N and
-//   how many split K is the host's choice per problem (choose_decode_warps_n),
-//   two CTAs per SM (the 128-register bound).
-//   One chunk per group (two groups in flight: 64 bytes of weights per lane,
-//   32 KB per SM; two chunks per group spill at 128 registers).
+//   128-element chunks; shared memory holds a ring of `stages` chunks of
+//   weights per thread (cp.async, stages - 1 in flight) and the K split's
+//   partial sums. 8 warps per CTA, 16 rows per warp along N; how many along
+//   N and how many split K is the host's choice per problem
+//   (choose_decode_warps_n), two CTAs per SM (the 128-register bound).
+//   Four stages: 3 x 32 bytes in flight per thread, 48 KB per SM at two
+//   CTAs, twice what the HBM's latency times an SM's share of its bandwidth
+//   asks (about 0.7 us x 32 GB/s).
 //     DecodeM8    8 tokens (one n8 tile): M <= 8.
 //     DecodeM16   16 tokens (two n8 tiles): 9-16 tokens. The CTAs of one SM
 //                 walk K in the same order, so they share token loads in L1.
@@ -42,6 +43,7 @@ struct TileShape {
   static constexpr int kScaleWordBytes = 4;    // 4 blocks of 16 per stage row
   static constexpr int kDecodeChunkK = 128;    // decode: K elements per warp and chunk (16 bytes per lane and row)
   static constexpr int kPartialBytes = 4;      // decode: one f32 partial sum
+  static constexpr int kDecodeStageBytes = 2 * 16;  // decode: a thread's two rows of one chunk
   constexpr int warps() const { return warps_m * warps_n * warps_k; }
   constexpr int threads() const { return 32 * warps(); }
   constexpr int warp_m() const { return block_m / warps_m; }
@@ -54,16 +56,20 @@ struct TileShape {
   constexpr int stage_bytes(bool a16) const {
     return a_tile_bytes(a16) + b_tile_bytes() + a_scale_bytes(a16) + b_scale_bytes();
   }
+  // Decode: the K split's partial sums, whatever the split (warps_k x
+  // block_n = 128 rows x K-warps).
+  constexpr int decode_reduction_bytes() const { return warps_k * block_m * block_n * kPartialBytes; }
   constexpr int smem_bytes(bool a16) const {
-    return kind == TileKind::Decode ? warps_k * block_m * block_n * kPartialBytes : stages * stage_bytes(a16);
+    return kind == TileKind::Decode ? decode_reduction_bytes() + stages * threads() * kDecodeStageBytes
+                                    : stages * stage_bytes(a16);
   }
 };
 
 constexpr TileShape kTileShapes[] = {
     {TileId::M16N64, "m16n64", TileKind::Cta, 16, 64, 1, 4, 1, 4, 1},
     {TileId::M128N128, "m128n128", TileKind::Cta, 128, 128, 2, 4, 1, 3, 1},
-    {TileId::DecodeM8, "decode_m8", TileKind::Decode, 8, 16, 1, 1, 8, 1, 2},
-    {TileId::DecodeM16, "decode_m16", TileKind::Decode, 16, 16, 1, 1, 8, 1, 2},
+    {TileId::DecodeM8, "decode_m8", TileKind::Decode, 8, 16, 1, 1, 8, 4, 2},
+    {TileId::DecodeM16, "decode_m16", TileKind::Decode, 16, 16, 1, 1, 8, 4, 2},
 };
 constexpr int kTileCount = 4;
 
