@@ -1,9 +1,9 @@
 // The NVFP4 decode tile (M <= 16 tokens): a weight stream, not a CTA tile.
 //
 // Decode reads each packed weight once and does 2 M flops per weight, so the
-// tile is shaped by bytes in flight, not by reuse: no shared-memory staging of
-// B, every lane loads its weights straight into registers (16-byte loads,
-// kUnroll K chunks at a time), decodes them exactly to f16 / bf16 and runs
+// tile is shaped by bytes in flight, not by reuse: every lane streams its own
+// weights (16-byte cp.async copies, kStages - 1 K chunks ahead) through a
+// private ring in shared memory, decodes them exactly to f16 / bf16 and runs
 // HMMA m16n8k16 with the weights as the MMA's M side ("swapped": D^T = B A^T)
 // and the tokens as its N side (8 per n8 tile).
 //
@@ -19,24 +19,26 @@
 // and two scales of NVFP4). Word i of the lane's 16 bytes (elements 8i .. 8i+7,
 // one scale block) is decoded by bit placement (nvfp4_placed.cuh) into the
 // pairs (8i + r, 8i + r + 4), r = 0..3: the A pairs of MMA steps 2i and
-// 2i + 1; the token's
-// elements 8i .. 8i+7 in the same pairs (byte permutes of 16-bit tokens,
-// the same placement of NVFP4 ones) their B pairs: both operands see one
+// 2i + 1; the token's elements 8i .. 8i+7 in the same pairs (byte permutes
+// of 16-bit tokens, the same placement of NVFP4 ones) their B pairs: both operands see one
 // permutation of K, so the dot product is the GEMM's. Every stream (weight
 // rows, scale rows, token rows) advances a fixed stride per step of warps_k
 // chunks, so the loop carries pointers, not indices. A chunk past K, a row
 // past N and a token past M load nothing and contribute zeros (K % 32 == 0:
 // a lane's granule is in or out whole).
 //
-// The warps_k partial sums meet in shared memory:
-//   sRed: (warps_k, kTokens, 16 warps_n) f32, 128 kTokens floats whatever the
-//   split; the CTA then adds them, applies alpha and bias and stores pairs of
-//   D along N.
-// Two groups of kUnroll chunks (weights and tokens) live in registers: one
-// computes while the next one's loads are in flight. With programmatic
-// launch (SM90+) the first group's weights go out before griddepcontrol.wait, as the FP8 path's
-// weight tiles do: the weights must not be written by the kernel before in
-// the stream; tokens, alpha, bias and D wait.
+// Shared memory (DecodeConfig::kSmemBytes):
+//   sRed:  (warps_k, kTokens, 16 warps_n) f32, 128 kTokens floats whatever
+//          the split: the K split's partial sums; the CTA then adds them,
+//          applies alpha and bias and stores pairs of D along N.
+//   sRing: (kStages, 2 rows, kThreads) x 16 bytes, after sRed: each thread's
+//          weight ring (its rows g, g + 8 of one chunk per stage).
+// Scales ride a register ring of the same depth, tokens one step ahead in
+// two register buffers. With programmatic launch (SM90+) the first
+// kStages - 1 chunks of weights and scales go out before
+// griddepcontrol.wait, as the FP8 path's weight tiles do: the weights must
+// not be written by the kernel before in the stream; tokens, alpha, bias and
+// D wait.
 #pragma once
 
 #include "gemm/nvfp4/nvfp4_gemm.cuh"
@@ -163,6 +165,13 @@ __device__ __forceinline__ void decode_tile(const Nvfp4Params& p, int m0, int n0
   auto slot = [&](int stage, int r) {
     return ring + static_cast<uint32_t>(((stage * 2 + r) * C::kThreads + threadIdx.x) * sizeof(uint4));
   };
+  auto read_slot = [&](int stage, int r) {
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(slot(stage, r)));
+    return v;
+  };
   // Step s's weights into ring stage `stage` (zeros past K and N; a row that
   // is not read copies from the weights' base), one commit group per step.
   auto issue_weights = [&](int s, int stage) {
@@ -268,14 +277,7 @@ __device__ __forceinline__ void decode_tile(const Nvfp4Params& p, int m0, int n0
       issue_scales(s + kAhead, ahead);
       if (s + 1 < warp_steps) load_tokens(tk[(i + 1) % 2], s + 1, xs);
       copy_wait<C::kStages - 1>();
-      uint4 w_lo, w_hi;
-      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-                   : "=r"(w_lo.x), "=r"(w_lo.y), "=r"(w_lo.z), "=r"(w_lo.w)
-                   : "r"(slot(i, 0)));
-      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-                   : "=r"(w_hi.x), "=r"(w_hi.y), "=r"(w_hi.z), "=r"(w_hi.w)
-                   : "r"(slot(i, 1)));
-      compute(w_lo, w_hi, sc_lo[i], sc_hi[i], tk[i % 2]);
+      compute(read_slot(i, 0), read_slot(i, 1), sc_lo[i], sc_hi[i], tk[i % 2]);
     }
   }
   copy_wait<0>();  // the copies issued past the last step (zero-fill) drain before the CTA ends
@@ -293,8 +295,7 @@ __device__ __forceinline__ void decode_tile(const Nvfp4Params& p, int m0, int n0
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
   // Every decoded operand carries 2^-kPlacedExponent (nvfp4_placed.cuh).
-  constexpr float kUnplace = kA16 ? 0x1p7f : 0x1p14f;
-  static_assert(kPlacedExponent == 7, "kUnplace is 2^kPlacedExponent per decoded operand");
+  constexpr float kUnplace = static_cast<float>(1 << (kPlacedExponent * (kA16 ? 1 : 2)));
   const float alpha = p.alpha ? *p.alpha : 1.f;
   for (int pair_id = threadIdx.x; pair_id < C::kTokens * rows / 2; pair_id += C::kThreads) {
     const int token = pair_id / (rows / 2);
