@@ -57,6 +57,14 @@ bool is_nvfp4_kernel(const KernelRecord& k) {
   return f.rfind("NVFP4 GEMM", 0) == 0 || f.rfind("NVFP4 grouped GEMM", 0) == 0;
 }
 bool is_omma_kernel(const KernelRecord& k) { return is_nvfp4_kernel(k) && ends_with(family_of(k), "sm120_mma"); }
+// Hopper's NVFP4 path: decoded into 16-bit wgmma (HGMMA), no mma.sync.
+bool is_nvfp4_wgmma_kernel(const KernelRecord& k) {
+  return is_nvfp4_kernel(k) && ends_with(family_of(k), "sm90_wgmma");
+}
+void expect_nvfp4_wgmma(const KernelRecord& k) {
+  EXPECT_TRUE(k.tensor_ops & tc::kHgmma) << tensor_ops_names(k.tensor_ops);
+  EXPECT_FALSE(k.tensor_ops & (tc::kHmma | tc::kFp8Native)) << tensor_ops_names(k.tensor_ops);
+}
 
 #ifdef FP8KIT_LIBRARY
 // Every kernel x GPU record of the built libfp8kit.so, once: every kernel,
@@ -135,6 +143,8 @@ TEST_P(GemmSass, TensorCoresOfTheTarget) {
       // NVFP4: the block-scaled FP4 mma alone on SM12x; elsewhere decoded to 16 bits, HMMA.
       if (ends_with(family, "sm120_mma")) {
         EXPECT_EQ(k.tensor_ops, tc::kOmmaSf) << tensor_ops_names(k.tensor_ops);
+      } else if (is_nvfp4_wgmma_kernel(k)) {
+        expect_nvfp4_wgmma(k);
       } else {
         EXPECT_TRUE(k.tensor_ops & tc::kHmma) << tensor_ops_names(k.tensor_ops);
         EXPECT_FALSE(k.tensor_ops & tc::kFp8Native) << tensor_ops_names(k.tensor_ops);
@@ -209,7 +219,8 @@ TEST(SelfAudit, Sm12xLoadsTheFamilyImage) {
 // NVFP4: on every GPU of the build (and a 12.x nobody has seen, and the next
 // major through PTX) each kernel loads real code, never a trap stub, an
 // empty body or nothing; the SM12x kernels carry OMMA.SF and only it, in the
-// sm_120f image; the portable ones HMMA and no FP4 mma.
+// sm_120f image; Hopper's HGMMA and no mma.sync; the portable ones HMMA and
+// no FP4 mma.
 TEST(SelfAudit, Nvfp4KernelsAreRealWithTheirTensorCores) {
   const AuditReport& r = library_report();
   ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
@@ -225,6 +236,8 @@ TEST(SelfAudit, Nvfp4KernelsAreRealWithTheirTensorCores) {
       EXPECT_EQ(k.image.variant, arch::Variant::FamilySpecific);
       EXPECT_EQ(k.image.arch, 120);
       ++omma;
+    } else if (is_nvfp4_wgmma_kernel(k)) {
+      expect_nvfp4_wgmma(k);
     } else {
       EXPECT_TRUE(k.tensor_ops & tc::kHmma) << tensor_ops_names(k.tensor_ops);
       EXPECT_FALSE(k.tensor_ops & tc::kOmmaSf) << tensor_ops_names(k.tensor_ops);

@@ -51,9 +51,12 @@ struct Shape {
 // Decode (M 1 .. 16: the decode tiles), ragged edges in every dimension, K
 // with a half stage (K % 64 == 32) and with a last decode chunk of one to
 // three granules of 32 (K % 128 != 0) after more chunks than a CTA's warps
-// take at once, several M tiles.
-constexpr Shape kShapes[] = {{1, 64, 32},   {3, 333, 96},   {16, 1000, 256}, {31, 130, 608},
-                             {129, 257, 160}, {300, 64, 512}, {5, 250, 4128},  {9, 96, 2080}};
+// take at once, several M tiles; Hopper's wgmma tile (M >= 64: 256 tokens x
+// 128 weights, 5 stages) with ragged token and weight tiles and more K
+// blocks than stages.
+constexpr Shape kShapes[] = {{1, 64, 32},     {3, 333, 96},   {16, 1000, 256}, {31, 130, 608},
+                             {129, 257, 160}, {300, 64, 512}, {5, 250, 4128},  {9, 96, 2080},
+                             {520, 136, 1056}, {64, 200, 2080}};
 constexpr int kShapeCount = sizeof(kShapes) / sizeof(kShapes[0]);
 
 using DenseParam = std::tuple<fp8kit_path, int /*a*/, int /*out*/, int /*shape*/>;
@@ -73,7 +76,10 @@ TEST_P(Nvfp4Dense, MatchesReference) {
 
 std::string dense_name(const ::testing::TestParamInfo<DenseParam>& info) {
   const auto [path, ai, oi, si] = info.param;
-  const char* p = path == FP8KIT_PATH_SM120_MMA ? "Sm120" : path == FP8KIT_PATH_SM75_HMMA ? "Hmma" : "Auto";
+  const char* p = path == FP8KIT_PATH_SM120_MMA   ? "Sm120"
+                  : path == FP8KIT_PATH_SM75_HMMA  ? "Hmma"
+                  : path == FP8KIT_PATH_SM90_WGMMA ? "Wgmma"
+                                                   : "Auto";
   const Shape& s = kShapes[si];
   return std::string(p) + "_" + fp8kit_dtype_name(kATypes[ai]) + "_" + fp8kit_dtype_name(kOuts[oi]) + "_" +
          std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
@@ -81,7 +87,7 @@ std::string dense_name(const ::testing::TestParamInfo<DenseParam>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Paths, Nvfp4Dense,
                          ::testing::Combine(::testing::Values(FP8KIT_PATH_AUTO, FP8KIT_PATH_SM120_MMA,
-                                                              FP8KIT_PATH_SM75_HMMA),
+                                                              FP8KIT_PATH_SM75_HMMA, FP8KIT_PATH_SM90_WGMMA),
                                             ::testing::Range(0, 3), ::testing::Range(0, 3), ::testing::Range(0, kShapeCount)),
                          dense_name);
 
@@ -91,6 +97,18 @@ TEST(Nvfp4Dense, PaddedLeadingDimensionsAndNoAlpha) {
   run_dense(c, FP8KIT_PATH_AUTO);
   c.a_type = FP8KIT_DTYPE_BF16, c.lda_pad = 8;
   run_dense(c, FP8KIT_PATH_AUTO);
+}
+
+// Hopper's wgmma tile with padded rows (TMA strides past the row) and N
+// ending inside a 16-byte piece of D (element stores at the edge).
+TEST(Nvfp4Dense, WgmmaPaddedRows) {
+  for (fp8kit_dtype a : {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16}) {
+    Nvfp4Case c{100, 203, 128};
+    c.a_type = a, c.lda_pad = 8, c.ldb_pad = 16, c.ldd_pad = 5, c.bias = true;
+    run_dense(c, FP8KIT_PATH_SM90_WGMMA);
+    c.b_layout = FP8KIT_NVFP4_SCALES_LINEAR;
+    run_dense(c, FP8KIT_PATH_SM90_WGMMA);
+  }
 }
 
 // ---- Grouped --------------------------------------------------------------

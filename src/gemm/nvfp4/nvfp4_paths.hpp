@@ -32,6 +32,9 @@ const FamilyEntry& hmma_f16_a4();
 const FamilyEntry& hmma_bf16_a16();
 // nvfp4_sm120_gemm.cu: the block-scaled FP4 mma.sync, A NVFP4. SM12x (sm_120f).
 const FamilyEntry& omma_a4();
+// nvfp4_sm90_gemm.cu: decoded to bf16 / f16 in registers, wgmma; A 16-bit,
+// dense, prefill-sized. Hopper (sm_90a).
+const FamilyEntry& wgmma_a16();
 
 // Kernel names in a binary (core/registry.hpp, KernelMatch).
 constexpr const char* kDenseKernel = "fp8kit::nvfp4::nvfp4_gemm_kernel<";
@@ -39,5 +42,6 @@ constexpr const char* kGroupedKernel = "fp8kit::nvfp4::nvfp4_grouped_gemm_kernel
 // The HMMA families' kernels, f16 and bf16 (one path: sm75_hmma).
 constexpr const char* kHmmaPolicy = "fp8kit::nvfp4::Hmma<";
 constexpr const char* kOmmaPolicy = "fp8kit::nvfp4::OmmaSf";
+constexpr const char* kWgmmaKernel = "fp8kit::nvfp4::sm90w::nvfp4_sm90_gemm_kernel<";
 
 }  // namespace fp8kit::nvfp4

@@ -105,25 +105,63 @@ __device__ __forceinline__ uint32_t placed_scale_pair(uint32_t word) {
   }
 }
 
+// A placed pair times the low (0) or high (1) half of a placed scale pair.
+template <bool kBf16>
+__device__ __forceinline__ uint32_t scale_placed(uint32_t placed, uint32_t scale_pair, int half) {
+  if constexpr (kBf16) {
+#if FP8KIT_HAS_BF16_MMA
+    const __nv_bfloat162 s2 = *reinterpret_cast<const __nv_bfloat162*>(&scale_pair);
+    const __nv_bfloat162 s = half ? __high2bfloat162(s2) : __low2bfloat162(s2);
+    const __nv_bfloat162 v = __hmul2(*reinterpret_cast<const __nv_bfloat162*>(&placed), s);
+    return *reinterpret_cast<const uint32_t*>(&v);
+#else
+    return 0;
+#endif
+  } else {
+    const __half2 s2 = *reinterpret_cast<const __half2*>(&scale_pair);
+    const __half2 s = half ? __high2half2(s2) : __low2half2(s2);
+    const __half2 v = __hmul2(*reinterpret_cast<const __half2*>(&placed), s);
+    return *reinterpret_cast<const uint32_t*>(&v);
+  }
+}
+
 // place_e2m1x8 times the low (block 0) or high half of a placed scale pair.
 template <bool kBf16>
 __device__ __forceinline__ void decode_e2m1x8_split(uint32_t q, uint32_t scale_pair, int half, uint32_t (&out)[4]) {
   place_e2m1x8<kBf16>(q, out);
 #pragma unroll
-  for (int r = 0; r < 4; ++r) {
-    if constexpr (kBf16) {
-#if FP8KIT_HAS_BF16_MMA
-      const __nv_bfloat162 s2 = *reinterpret_cast<const __nv_bfloat162*>(&scale_pair);
-      const __nv_bfloat162 s = half ? __high2bfloat162(s2) : __low2bfloat162(s2);
-      const __nv_bfloat162 v = __hmul2(*reinterpret_cast<const __nv_bfloat162*>(&out[r]), s);
-      out[r] = *reinterpret_cast<const uint32_t*>(&v);
-#endif
-    } else {
-      const __half2 s2 = *reinterpret_cast<const __half2*>(&scale_pair);
-      const __half2 s = half ? __high2half2(s2) : __low2half2(s2);
-      const __half2 v = __hmul2(*reinterpret_cast<const __half2*>(&out[r]), s);
-      out[r] = *reinterpret_cast<const uint32_t*>(&v);
-    }
+  for (int r = 0; r < 4; ++r) out[r] = scale_placed<kBf16>(out[r], scale_pair, half);
+}
+
+// 8 E2M1 elements (q, element i in nibble i) placed, unscaled, by bytes:
+// out[b] = (element 2b, element 2b + 1), the natural K order of a 16-bit
+// MMA operand register. The even and odd nibbles are split into two words of
+// bytes whose top bits are 0; one PRMT per pair takes byte b of each, the
+// bytes between them 0 (the generic PRMT's sign replication of a byte whose
+// top bit is 0). f16: the signs are lifted per word first (3 bits above the
+// magnitude: inside the byte), then a pair is one shift and one mask; bf16
+// wants the sign 9 bits up, which is lifted per pair.
+template <bool kBf16>
+__device__ __forceinline__ void place_e2m1_byte_pairs(uint32_t q, uint32_t (&out)[4]) {
+  using P = E2m1Placement<kBf16>;
+  constexpr uint32_t kLowNibbles = 0x0F0F0F0Fu;
+  constexpr uint32_t kZeroByte = 0x8;  // selector nibble: replicate the top bit of the byte chosen by the low 3
+  constexpr int kOddBytes = 4;         // PRMT: bytes 4-7 are the second word's
+  uint32_t even = q & kLowNibbles, odd = (q >> 4) & kLowNibbles;
+  if constexpr (!kBf16) {
+    constexpr uint32_t kMagnitudes = 0x07070707u;
+    even = bit_select<kMagnitudes>(even, shift_left<P::kSignLift>(even));
+    odd = bit_select<kMagnitudes>(odd, shift_left<P::kSignLift>(odd));
+  }
+#pragma unroll
+  for (int b = 0; b < 4; ++b) {
+    constexpr uint32_t kHalfMagnitudes = 0x00070007u;
+    const uint32_t sel = static_cast<uint32_t>(b | (kZeroByte | b) << 4 | (kOddBytes + b) << 8 |
+                                               (kZeroByte | (kOddBytes + b)) << 12);
+    uint32_t raw;
+    asm("prmt.b32 %0, %1, %2, %3;\n" : "=r"(raw) : "r"(even), "r"(odd), "r"(sel));
+    if constexpr (kBf16) raw = bit_select<kHalfMagnitudes>(raw, shift_left<P::kSignLift>(raw));
+    out[b] = (raw << P::kMagnitudeBit) & P::kPairMask;
   }
 }
 

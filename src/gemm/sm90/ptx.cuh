@@ -12,6 +12,7 @@
 #include <cuda/ptx>
 
 #include "fp8kit/fp8kit.h"
+#include "gemm/sm90/asm_operands.hpp"
 #include "gemm/sm90/tile_config.hpp"
 
 namespace fp8kit::sm90::ptx {
@@ -21,17 +22,7 @@ namespace fp8kit::sm90::ptx {
 // accumulator vector "{%0, %1, ..., %R-1}" and its constraints
 // "+f"(d[0]), ..., "+f"(d[R-1]) come from one decimal sequence (inline asm
 // takes neither a pack expansion nor named operands, so the preprocessor
-// writes them). Then the X and Y descriptors (%R, %R+1) and scale-d (%R+2).
-#define FP8KIT_PP_1_9(M, t) M(t##1) M(t##2) M(t##3) M(t##4) M(t##5) M(t##6) M(t##7) M(t##8) M(t##9)
-#define FP8KIT_PP_0_9(M, t) M(t##0) FP8KIT_PP_1_9(M, t)
-#define FP8KIT_PP_1_7(M) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
-#define FP8KIT_PP_1_29(M) FP8KIT_PP_1_9(M, ) FP8KIT_PP_0_9(M, 1) FP8KIT_PP_0_9(M, 2)
-#define FP8KIT_PP_1_31(M) FP8KIT_PP_1_29(M) M(30) M(31)
-#define FP8KIT_PP_1_63(M) \
-  FP8KIT_PP_1_29(M) FP8KIT_PP_0_9(M, 3) FP8KIT_PP_0_9(M, 4) FP8KIT_PP_0_9(M, 5) M(60) M(61) M(62) M(63)
-#define FP8KIT_PP_1_95(M)                                                                                    \
-  FP8KIT_PP_1_63(M) M(64) M(65) M(66) M(67) M(68) M(69) FP8KIT_PP_0_9(M, 7) FP8KIT_PP_0_9(M, 8) M(90) M(91) \
-      M(92) M(93) M(94) M(95)
+// writes them: asm_operands.hpp). Then the X and Y descriptors (%R, %R+1) and scale-d (%R+2).
 #define FP8KIT_WGMMA_REG(i) ", %" #i
 #define FP8KIT_WGMMA_ACC(i) , "+f"(d[i])
 // Per wgmma N: the sequence 1 .. R-1 and the operand numbers after it.
@@ -89,13 +80,6 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t dx, uint64_t d
 #undef FP8KIT_WGMMA_SEQ_16
 #undef FP8KIT_WGMMA_ACC
 #undef FP8KIT_WGMMA_REG
-#undef FP8KIT_PP_1_95
-#undef FP8KIT_PP_1_63
-#undef FP8KIT_PP_1_31
-#undef FP8KIT_PP_1_29
-#undef FP8KIT_PP_1_7
-#undef FP8KIT_PP_0_9
-#undef FP8KIT_PP_1_9
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }

@@ -1,0 +1,119 @@
+// NVFP4 GEMM on Hopper (sm_90a only), W4A16: the weights decoded in
+// registers into bf16 / f16 wgmma, the tokens by TMA (nvfp4_sm90_kernel.cuh).
+// Host side: which problems it takes, the tensor maps and the launch. Dense
+// problems of at least sm90w::kMinTokens rows; decode, W4A4 and grouped
+// problems run sm75_hmma.
+#include "arch/config.hpp"
+
+#if defined(__CUDA_ARCH__) && !FP8KIT_HAS_WGMMA
+#error "nvfp4_sm90_gemm.cu is valid for sm_90a only; its CMake range must exclude this target"
+#endif
+
+#include <atomic>
+#include <climits>
+#include <string>
+
+#include "gemm/nvfp4/nvfp4_paths.hpp"
+#include "gemm/nvfp4/nvfp4_sm90_kernel.cuh"
+#include "gemm/sm90/host_launch.hpp"
+
+namespace fp8kit::nvfp4 {
+namespace {
+
+using namespace sm90w;
+
+std::atomic<uint64_t> g_smem_set[2];  // sm90::allow_smem's masks, bf16 and f16 kernels
+
+const void* kernel_of(bool bf16) {
+  return bf16 ? reinterpret_cast<const void*>(&nvfp4_sm90_gemm_kernel<true>)
+              : reinterpret_cast<const void*>(&nvfp4_sm90_gemm_kernel<false>);
+}
+
+// Tokens [M, K] 16-bit, boxes (kBlockT rows, kBlockK elements), 128B-swizzled.
+bool encode_tokens(CUtensorMap* map, const Nvfp4Params& p) {
+  const PFN_cuTensorMapEncodeTiled_v12000 fn = sm90::encode_fn();
+  if (fn == nullptr) return false;
+  const CUtensorMapDataType type =
+      p.a_type == FP8KIT_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const cuuint64_t dims[sm90::kTensorRank] = {static_cast<cuuint64_t>(p.k), static_cast<cuuint64_t>(p.m)};
+  const cuuint64_t strides[sm90::kTensorRank - 1] = {static_cast<cuuint64_t>(p.lda) * 2};
+  const cuuint32_t box[sm90::kTensorRank] = {kBlockK, kBlockT};
+  const cuuint32_t elem_strides[sm90::kTensorRank] = {1, 1};
+  return fn(map, type, sm90::kTensorRank, const_cast<uint8_t*>(p.a), dims, strides, box, elem_strides,
+            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// Packed weights [N, K / 2] bytes, boxes (kBlockW rows, 32 bytes), unswizzled.
+bool encode_weights(CUtensorMap* map, const Nvfp4Params& p) {
+  const PFN_cuTensorMapEncodeTiled_v12000 fn = sm90::encode_fn();
+  if (fn == nullptr) return false;
+  const cuuint64_t dims[sm90::kTensorRank] = {static_cast<cuuint64_t>(p.k / kElementsPerByte),
+                                              static_cast<cuuint64_t>(p.n)};
+  const cuuint64_t strides[sm90::kTensorRank - 1] = {static_cast<cuuint64_t>(p.ldb)};
+  const cuuint32_t box[sm90::kTensorRank] = {kPackedRowBytes, kBlockW};
+  const cuuint32_t elem_strides[sm90::kTensorRank] = {1, 1};
+  return fn(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, sm90::kTensorRank, const_cast<uint8_t*>(p.b), dims, strides, box,
+            elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+bool granular(const void* ptr, int64_t ld_bytes) {
+  return reinterpret_cast<uintptr_t>(ptr) % sm90::kTmaGranule == 0 && ld_bytes % sm90::kTmaGranule == 0;
+}
+
+int64_t ctas_of(const Nvfp4Params& p) { return ceil_div(int64_t{p.n}, int64_t{kBlockW}) * ceil_div(int64_t{p.m}, int64_t{kBlockT}); }
+
+std::string refusal(const Nvfp4Params& p, const DeviceInfo& dev) {
+  if (std::string no = sm90::hopper_refusal(dev, kSmemBytes); !no.empty()) return no;
+  if (p.a_type == FP8KIT_DTYPE_NVFP4)
+    return "sm90_wgmma takes 16-bit activations (W4A16); NVFP4 activations (W4A4) run sm75_hmma";
+  if (p.m < kMinTokens)
+    return "sm90_wgmma takes " + std::to_string(kMinTokens) +
+           " tokens or more; fewer run the decode and CTA tiles of sm75_hmma";
+  if (!granular(p.a, p.lda * 2) || !granular(p.b, p.ldb))
+    return "sm90_wgmma reads A and B by TMA: their base addresses and row strides must be multiples of 16 bytes";
+  if (ctas_of(p) > INT_MAX) return "the problem needs more than 2^31 - 1 CTAs of sm90_wgmma";
+  if (sm90::encode_fn() == nullptr) return "sm90_wgmma needs cuTensorMapEncodeTiled (CUDA driver 12.0 or newer)";
+  return {};
+}
+
+bool takes_dense(const Nvfp4Params& p, const DeviceInfo& dev, std::string* why) {
+  const std::string no = refusal(p, dev);
+  if (why) *why = no;
+  return no.empty();
+}
+
+bool takes_grouped(const Nvfp4GroupedParams&, const DeviceInfo&, std::string* why) {
+  if (why) *why = "sm90_wgmma runs dense NVFP4 GEMMs; grouped ones run sm75_hmma";
+  return false;
+}
+
+cudaError_t launch_dense(const Nvfp4Params& p, const DeviceInfo& dev, bool, cudaStream_t stream,
+                         const char** kernel) {
+  const bool bf16 = p.a_type == FP8KIT_DTYPE_BF16;
+  *kernel = bf16 ? "nvfp4_sm90_gemm<bf16>" : "nvfp4_sm90_gemm<f16>";
+  CUtensorMap tmap_t{}, tmap_w{};
+  if (!encode_tokens(&tmap_t, p) || !encode_weights(&tmap_w, p)) return cudaErrorInvalidValue;
+  const void* fn = kernel_of(bf16);
+  if (const cudaError_t e = sm90::allow_smem(fn, kSmemBytes, dev.device, g_smem_set[bf16 ? 0 : 1]); e != cudaSuccess)
+    return e;
+  Nvfp4Params q = p;
+  void* args[] = {&tmap_t, &tmap_w, &q};
+  return sm90::launch_kernel(fn, static_cast<int>(ctas_of(p)), kSmemBytes, stream, args, false);
+}
+
+cudaError_t launch_grouped(const Nvfp4GroupedParams&, const DeviceInfo&, bool, cudaStream_t, const char**) {
+  return cudaErrorNotSupported;  // takes_grouped refuses every grouped problem
+}
+
+const void* probe() { return kernel_of(true); }
+
+}  // namespace
+
+const FamilyEntry& wgmma_a16() {
+  static const FamilyEntry e{&takes_dense, &takes_grouped, &launch_dense, &launch_grouped, &probe};
+  return e;
+}
+
+}  // namespace fp8kit::nvfp4

@@ -1,0 +1,303 @@
+// The Hopper NVFP4 W4A16 GEMM kernel (sm_90a): the weights decoded in
+// registers straight into the A operand of a 16-bit wgmma, the tokens by TMA
+// as its B operand (nvfp4_sm90_config.hpp states the orientation and tile).
+//
+// CTA: 3 warpgroups. Warpgroup 0's thread 0 is the producer: per 64-deep K
+// block, one TMA box of tokens (kBlockT rows x 128 bytes, 128B-swizzled), one
+// of packed weights (kBlockW rows x 32 bytes) and the swizzled scale tile
+// into a stage, all on the stage's `full` barrier. Warpgroups 1 and 2 are the consumers, each owning
+// 64 weight rows and all kBlockT tokens (one m64 x n256 f32 accumulator).
+//
+// A consumer's K block: lane (g = lane / 4, t = lane % 4) of warp w holds, in
+// the wgmma's A layout, rows r = 16 w + g and r + 8 at K slots {2t, 2t + 1}
+// and {2t + 8, 2t + 9} of each k16 step s: bytes 8 s + t and 8 s + t + 4 of
+// each row's 32 packed bytes. Three byte permutes gather those four bytes
+// (rows r, r + 8) into one word, whose 8 nibbles are placed as four 16-bit
+// pairs (nvfp4_placed.cuh: value x 2^-14 / 2^-126, exact) and multiplied by
+// the lifted block-s scale of their row, so each operand is value x scale x
+// 2^-7, exact; the epilogue multiplies 2^7 back. Block i + 1 is decoded while block i's four
+// wgmma run. Swizzled scales come with the stage (one bulk copy of the
+// 512-byte tile of the CTA's 128 rows); linear ones from global memory, two
+// blocks ahead.
+//
+// Epilogue: both consumers past their last wgmma, each stages its tile
+// (kBlockT tokens x 64 weights) transposed into the stages' memory, alpha
+// and bias applied, then stores D's token rows in 16-byte pieces.
+// Its device code exists for sm_90a only (the guard below).
+#pragma once
+
+#include <cuda.h>  // CUtensorMap (types only)
+#include <cuda/ptx>
+
+#include <cstdint>
+
+#include "gemm/nvfp4/nvfp4_gemm.cuh"
+#include "gemm/nvfp4/nvfp4_placed.cuh"
+#include "gemm/nvfp4/nvfp4_sm90_config.hpp"
+
+// The kernel's one family-range guard: nvfp4_sm90_gemm.cu refuses (#error)
+// any device pass outside FP8KIT_HAS_WGMMA, so without it this is the host
+// pass, which needs only the kernel's signature for its launch stub.
+#if FP8KIT_HAS_WGMMA
+#include "gemm/nvfp4/nvfp4_sm90_wgmma.cuh"
+#include "gemm/sm90/ptx.cuh"
+#endif
+
+namespace fp8kit::nvfp4::sm90w {
+
+#if FP8KIT_HAS_WGMMA
+namespace hptx = fp8kit::sm90::ptx;
+
+// The tile of CTA blockIdx.x: weight tiles fastest, so the CTAs resident at
+// once share their token tiles in L2.
+struct TileOrigin {
+  int w0;  // first weight row (D column)
+  int t0;  // first token (D row)
+};
+__device__ __forceinline__ TileOrigin tile_origin(const Nvfp4Params& p) {
+  const int tiles_w = (p.n + kBlockW - 1) / kBlockW;
+  return {static_cast<int>(blockIdx.x % tiles_w) * kBlockW, static_cast<int>(blockIdx.x / tiles_w) * kBlockT};
+}
+
+__device__ __forceinline__ void produce(const CUtensorMap* tmap_t, const CUtensorMap* tmap_w, const Nvfp4Params& p,
+                                        TileOrigin o, int nkb, SharedStorage& s) {
+  hptx::prefetch_tensormap(tmap_t);
+  hptx::prefetch_tensormap(tmap_w);
+  // Swizzled scales: tile (w0 / 128, kb) of the scale matrix, whose padding
+  // rows exist (the layout pads rows to 128 and blocks to 4).
+  const bool scale_tiles = is_swizzled(p.b_scale_layout);
+  const uint8_t* scale_row = p.b_scale + int64_t{o.w0 / kTileRows} * (padded_blocks(p.k) / kTileBlocks) * kTileBytes;
+  const uint32_t stage_bytes = static_cast<uint32_t>(kStageBytes + (scale_tiles ? kScaleTileBytes : 0));
+  for (int kb = 0; kb < nkb; ++kb) {
+    const int st = kb % kStages;
+    const uint32_t phase = (kb / kStages) & 1u;
+    hptx::wait_barrier(&s.empty[st], phase ^ 1u);
+    // The full boxes count, where TMA zero-fills rows past M or N and the K tail.
+    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
+                                         &s.full[st], stage_bytes);
+    const int32_t ct[2] = {kb * kBlockK, o.t0};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, s.tokens[st], tmap_t, ct,
+                                    &s.full[st]);
+    const int32_t cw[2] = {kb * kPackedRowBytes, o.w0};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, s.weights[st], tmap_w, cw,
+                                    &s.full[st]);
+    if (scale_tiles)
+      cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, s.scales[st],
+                               scale_row + int64_t{kb} * kTileBytes, static_cast<uint32_t>(kScaleTileBytes),
+                               &s.full[st]);
+  }
+}
+
+// The scale word (blocks 4 kb .. 4 kb + 3) of CTA weight row `local` from a
+// stage's swizzled tile.
+__device__ __forceinline__ uint32_t tile_scale_word(const uint8_t* tile, int local) {
+  return *reinterpret_cast<const uint32_t*>(tile + (local % kLineRows) * kLineBytes + (local / kLineRows) * kTileBlocks);
+}
+
+// This thread's A operand of one stage: rows r, r + 8 of the consumer's 64
+// (`row`: r's byte offset in the stage's weight tile), a[s] for k16 step s.
+template <bool kBf16>
+__device__ __forceinline__ void decode_stage(const uint8_t* weights, int row, uint32_t gather, uint32_t scales_r,
+                                             uint32_t scales_r8, uint32_t (&a)[kKSteps][4]) {
+  constexpr int kRow8 = 8 * kPackedRowBytes;
+  constexpr uint32_t kLowPairs = 0x5410;  // __byte_perm: bytes 0, 1 of x, then of y
+  constexpr uint32_t kByte = 0xff;
+  const uint4 r0 = *reinterpret_cast<const uint4*>(weights + row);
+  const uint4 r1 = *reinterpret_cast<const uint4*>(weights + row + 16);
+  const uint4 h0 = *reinterpret_cast<const uint4*>(weights + row + kRow8);
+  const uint4 h1 = *reinterpret_cast<const uint4*>(weights + row + kRow8 + 16);
+  const uint32_t wr[8] = {r0.x, r0.y, r0.z, r0.w, r1.x, r1.y, r1.z, r1.w};
+  const uint32_t wh[8] = {h0.x, h0.y, h0.z, h0.w, h1.x, h1.y, h1.z, h1.w};
+#pragma unroll
+  for (int s = 0; s < kKSteps; ++s) {
+    const uint32_t x = __byte_perm(wr[2 * s], wr[2 * s + 1], gather);
+    const uint32_t y = __byte_perm(wh[2 * s], wh[2 * s + 1], gather);
+    uint32_t out[4];  // (row r, slots 2t..), (r, 2t + 8..), (r + 8, 2t..), (r + 8, 2t + 8..)
+    place_e2m1_byte_pairs<kBf16>(__byte_perm(x, y, kLowPairs), out);
+    // Block s's scales of rows r and r + 8, lifted (value x scale x 2^-7).
+    const uint32_t sc = placed_scale_pair<kBf16>(((scales_r >> (8 * s)) & kByte) | ((scales_r8 >> (8 * s)) & kByte) << 8);
+    a[s][0] = scale_placed<kBf16>(out[0], sc, 0);
+    a[s][1] = scale_placed<kBf16>(out[2], sc, 1);
+    a[s][2] = scale_placed<kBf16>(out[1], sc, 0);
+    a[s][3] = scale_placed<kBf16>(out[3], sc, 1);
+  }
+}
+
+// Frees a stage for the producer: one arrive per consumer warp, once all its
+// lanes have read the weights.
+__device__ __forceinline__ void release(SharedStorage& s, int st, bool lane0) {
+  __syncwarp();
+  if (lane0) hptx::arrive_no_state(&s.empty[st]);
+}
+
+// One consumer's K loop into acc (overwritten). kScaleTiles: the scales
+// are swizzled and come with the stages (a template parameter, so that the
+// linear layout's loads cost the swizzled loop no predicated instruction).
+template <bool kBf16, bool kScaleTiles>
+__device__ __forceinline__ void mma_loop(const Nvfp4Params& p, TileOrigin o, int nkb, SharedStorage& s, int consumer,
+                                         int thread, float (&acc)[kAccRegs]) {
+  const int warp = thread / 32, lane = thread % 32, g = lane / 4, t = lane % 4;
+  const bool lane0 = lane == 0;
+  const int local = consumer * kWgmmaM + warp * 16 + g;  // row r within the CTA's weights
+  const int row = local * kPackedRowBytes;
+  const uint32_t gather = static_cast<uint32_t>(t | ((t + 4) << 4));  // byte t of x, byte t of y
+  const int n_r = o.w0 + local;
+  // Linear scales: from global memory two blocks ahead of their use;
+  // swizzled ones come with the stage (tile_scale_word at the decode).
+  auto scale_words = [&](int kb, uint32_t& sr, uint32_t& sr8) {
+    const bool load = !kScaleTiles && kb < nkb;
+    sr = load ? load_scale_word(p.b_scale, p.b_scale_layout, n_r, p.n, kb, p.k_blocks) : 0u;
+    sr8 = load ? load_scale_word(p.b_scale, p.b_scale_layout, n_r + 8, p.n, kb, p.k_blocks) : 0u;
+  };
+  auto decode = [&](int st, uint32_t sr, uint32_t sr8, uint32_t(&a)[kKSteps][4]) {
+    if constexpr (kScaleTiles) {
+      sr = tile_scale_word(s.scales[st], local);
+      sr8 = tile_scale_word(s.scales[st], local + 8);
+    }
+    decode_stage<kBf16>(s.weights[st], row, gather, sr, sr8, a);
+  };
+  uint32_t cur_r, cur_r8, next_r, next_r8;  // scale words of blocks i + 1 and i + 2
+  scale_words(0, cur_r, cur_r8);
+  scale_words(1, next_r, next_r8);
+
+  uint32_t fa[kKSteps][4], fb[kKSteps][4];  // A operands of even / odd K blocks
+  hptx::wait_barrier(&s.full[0], 0u);
+  decode(0, cur_r, cur_r8, fa);
+  cur_r = next_r;
+  cur_r8 = next_r8;
+  scale_words(2, next_r, next_r8);
+
+  // Issues block i from `a` (stage i % kStages), then decodes block i + 1
+  // into `b` once block i - 1's group (which read `b`) has retired.
+  auto step = [&](int i, uint32_t(&a)[kKSteps][4], uint32_t(&b)[kKSteps][4]) {
+    const int st = i % kStages;
+    const uint64_t desc = hptx::smem_desc(s.tokens[st]);
+    constexpr uint64_t kDescKStep = kWgmmaK * 2 / 16;  // 32 bytes along a swizzled row, in 16-byte units
+    hptx::fence_operands(acc);
+    hptx::wgmma_fence();
+#pragma unroll
+    for (int ks = 0; ks < kKSteps; ++ks) wgmma_rs_n256<kBf16>(acc, a[ks], desc + ks * kDescKStep, (i | ks) != 0);
+    hptx::wgmma_commit();
+    hptx::wgmma_wait<1>();
+    fence_registers(b[0]);
+    fence_registers(b[1]);
+    fence_registers(b[2]);
+    fence_registers(b[3]);
+    if (i > 0) release(s, (i - 1) % kStages, lane0);
+    if (i + 1 < nkb) {
+      const int nst = (i + 1) % kStages;
+      hptx::wait_barrier(&s.full[nst], ((i + 1) / kStages) & 1u);
+      decode(nst, cur_r, cur_r8, b);
+      cur_r = next_r;
+      cur_r8 = next_r8;
+      scale_words(i + 3, next_r, next_r8);
+    }
+  };
+  for (int i = 0; i < nkb; i += 2) {
+    step(i, fa, fb);
+    if (i + 1 < nkb) step(i + 1, fb, fa);
+  }
+  hptx::wgmma_wait<0>();
+  hptx::fence_operands(acc);
+  release(s, (nkb - 1) % kStages, lane0);
+}
+
+// Stages this consumer's tile as OutT (D row = token, 64 weights per row)
+// and stores D's rows in 16-byte pieces where they lie inside N and aligned.
+template <typename OutT>
+__device__ __forceinline__ void store_tile(const Nvfp4Params& p, TileOrigin o, int consumer, int thread,
+                                           const float (&acc)[kAccRegs], uint8_t* staging) {
+  constexpr int kBytes = static_cast<int>(sizeof(OutT));
+  constexpr int kPitch = staging_pitch(kBytes);
+  constexpr int kPieceBytes = 16;
+  constexpr int kPerPiece = kPieceBytes / kBytes;
+  constexpr int kPieces = kWgmmaM * kBytes / kPieceBytes;  // per staged row
+  const int warp = thread / 32, lane = thread % 32, g = lane / 4, t = lane % 4;
+  // The placed weights are value x scale x 2^-kPlacedExponent (nvfp4_placed.cuh).
+  constexpr float kUnplace = static_cast<float>(1 << kPlacedExponent);
+  const float alpha = (p.alpha ? *p.alpha : 1.f) * kUnplace;
+  const int wl0 = consumer * kWgmmaM;  // the consumer's first weight within the tile
+  float bias[2] = {0.f, 0.f};
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int n = o.w0 + wl0 + warp * 16 + g + 8 * h;
+    if (p.bias && n < p.n) bias[h] = mma_sync::load_bias(p.bias, p.bias_type, n);
+  }
+#pragma unroll
+  for (int j = 0; j < kBlockT / 8; ++j)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int token = 8 * j + 2 * t + e, w = warp * 16 + g + 8 * h;
+        *reinterpret_cast<OutT*>(staging + token * kPitch + w * kBytes) =
+            static_cast<OutT>(acc[4 * j + 2 * h + e] * alpha + bias[h]);
+      }
+  hptx::named_barrier<kWarpgroupThreads>(kStagingBase + consumer);
+  const bool vectors =
+      (reinterpret_cast<uintptr_t>(p.d) % kPieceBytes == 0) && (p.ldd * kBytes) % kPieceBytes == 0;
+  for (int i = thread; i < kBlockT * kPieces; i += kWarpgroupThreads) {
+    const int r = i / kPieces, c = i % kPieces;
+    const int64_t token = o.t0 + r;
+    const int n = o.w0 + wl0 + c * kPerPiece;
+    if (token >= p.m || n >= p.n) continue;
+    const uint8_t* src = staging + r * kPitch + c * kPieceBytes;
+    OutT* dst = static_cast<OutT*>(p.d) + token * p.ldd + n;
+    if (vectors && n + kPerPiece <= p.n) {
+      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+    } else {
+      for (int q = 0; q < kPerPiece && n + q < p.n; ++q) dst[q] = reinterpret_cast<const OutT*>(src)[q];
+    }
+  }
+}
+
+template <bool kBf16>
+__device__ __forceinline__ void consume(const Nvfp4Params& p, TileOrigin o, int nkb, SharedStorage& s, int consumer,
+                                        int thread) {
+  float acc[kAccRegs];
+  if (is_swizzled(p.b_scale_layout)) mma_loop<kBf16, true>(p, o, nkb, s, consumer, thread, acc);
+  else mma_loop<kBf16, false>(p, o, nkb, s, consumer, thread, acc);
+  // Both consumers' wgmma have read their last stage: the stages become the
+  // staging buffers.
+  hptx::named_barrier<kConsumers * kWarpgroupThreads>(kConsumersDone);
+  uint8_t* staging = s.tokens[0] + consumer * kStagingBytes;
+  switch (p.d_type) {
+    case FP8KIT_DTYPE_BF16: store_tile<__nv_bfloat16>(p, o, consumer, thread, acc, staging); break;
+    case FP8KIT_DTYPE_F16: store_tile<__half>(p, o, consumer, thread, acc, staging); break;
+    default: store_tile<float>(p, o, consumer, thread, acc, staging); break;
+  }
+}
+
+#endif  // FP8KIT_HAS_WGMMA
+
+template <bool kBf16>
+__global__ void __launch_bounds__(kThreads, 1)
+    nvfp4_sm90_gemm_kernel(const __grid_constant__ CUtensorMap tmap_t, const __grid_constant__ CUtensorMap tmap_w,
+                           const Nvfp4Params p) {
+#if FP8KIT_HAS_WGMMA
+  extern __shared__ uint8_t smem_raw[];
+  const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+  SharedStorage& s = *reinterpret_cast<SharedStorage*>(
+      smem_raw + ((kSwizzleAtomBytes - raw % kSwizzleAtomBytes) % kSwizzleAtomBytes));
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < kStages; ++i) {
+      cuda::ptx::mbarrier_init(&s.full[i], 1);
+      cuda::ptx::mbarrier_init(&s.empty[i], kConsumers * kWarpgroupThreads / 32);
+    }
+    cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+  }
+  __syncthreads();
+  const TileOrigin o = tile_origin(p);
+  const int nkb = (p.k + kBlockK - 1) / kBlockK;
+  const int warpgroup = threadIdx.x / kWarpgroupThreads;
+  if (warpgroup == 0) {
+    hptx::setmaxnreg_dec<fp8kit::sm90::kProducerRegs>();
+    if (threadIdx.x == 0) produce(&tmap_t, &tmap_w, p, o, nkb, s);
+  } else {
+    hptx::setmaxnreg_inc<fp8kit::sm90::kConsumerRegs>();
+    consume<kBf16>(p, o, nkb, s, warpgroup - 1, threadIdx.x % kWarpgroupThreads);
+  }
+#endif
+}
+
+}  // namespace fp8kit::nvfp4::sm90w
