@@ -38,6 +38,10 @@ Environment read() {
     for (int allowed : {1, 2, 4, 8})
       if (std::strcmp(w, std::to_string(allowed).c_str()) == 0) env.nvfp4_decode_warps_n = allowed;
   }
+  if (const char* t = std::getenv("FP8KIT_NVFP4_SM90_TOKENS")) {
+    for (int allowed : {128, 256})
+      if (std::strcmp(t, std::to_string(allowed).c_str()) == 0) env.nvfp4_sm90_tokens = allowed;
+  }
   return env;
 }
 

@@ -28,6 +28,9 @@ struct Environment {
   // FP8KIT_NVFP4_DECODE_WARPS_N: 1, 2, 4 or 8 warps along N in the NVFP4
   // decode tiles; unset or anything else: 0, the plan's choice.
   int nvfp4_decode_warps_n = 0;
+  // FP8KIT_NVFP4_SM90_TOKENS: 128 or 256 tokens per tile of the Hopper NVFP4
+  // kernel; unset or anything else: 0, the plan's choice.
+  int nvfp4_sm90_tokens = 0;
 };
 
 // The process's environment as fp8kit reads it (read at the first call).

@@ -12,6 +12,7 @@
 
 #include "core/nvfp4_layout.hpp"
 #include "gemm/nvfp4/nvfp4_plan.hpp"
+#include "gemm/nvfp4/nvfp4_sm90_config.hpp"
 #include "reference/fp8_codec.hpp"
 #include "reference/nvfp4_codec.hpp"
 
@@ -208,6 +209,24 @@ TEST(Nvfp4Plan, DecodeSplitKeepsTwoCtasPerSm) {
       const int w = nvfp4::choose_decode_warps_n(n, 1, sms);
       EXPECT_TRUE(w == 1 || w == 2 || w == 4 || w == 8) << n << " " << sms;
     }
+}
+
+// Hopper's W4A16 token tile: 128 where the 256-token grid leaves SMs idle,
+// 256 where both fill the waves alike.
+TEST(Nvfp4Plan, Sm90TokenTileFillsTheWaves) {
+  using nvfp4::sm90w::choose_tokens;
+  using nvfp4::sm90w::Tokens;
+  constexpr int kH200Sms = 132;
+  EXPECT_EQ(choose_tokens(4096, 4096, kH200Sms), Tokens::k256);   // 512 CTAs: 4 waves; 128: 8
+  EXPECT_EQ(choose_tokens(8192, 4096, kH200Sms), Tokens::k256);
+  EXPECT_EQ(choose_tokens(512, 4096, kH200Sms), Tokens::k128);    // 64 CTAs: half the SMs idle
+  EXPECT_EQ(choose_tokens(128, 4096, kH200Sms), Tokens::k128);    // one token tile: half its MMAs empty at 256
+  EXPECT_EQ(choose_tokens(2048, 7168, kH200Sms), Tokens::k256);   // 4 waves of 256 beat 7 of 128
+  EXPECT_EQ(choose_tokens(1024, 4096, kH200Sms), Tokens::k256);   // one wave either way
+  // Both tiles fit the opt-in shared memory, and their f32 staging the stages.
+  EXPECT_LE(nvfp4::sm90w::TileT<Tokens::k256>::kSmemBytes, sm90::kSmemBytesMax);
+  EXPECT_LE(nvfp4::sm90w::TileT<Tokens::k128>::kSmemBytes, sm90::kSmemBytesMax);
+  EXPECT_GE(nvfp4::sm90w::TileT<Tokens::k256>::kStages, 4);
 }
 
 TEST(Nvfp4Plan, DecodeTilesHoldAWeightRingAndTheirPartialSums) {

@@ -25,45 +25,56 @@ constexpr int kBlockK = 64;                 // K per stage: one 128-byte swizzle
 constexpr int kWgmmaK = 16;                 // 16-bit wgmma K
 constexpr int kKSteps = kBlockK / kWgmmaK;  // 4 wgmma per stage and consumer
 constexpr int kBlockW = kConsumers * kWgmmaM;  // 128 weight rows: one m64 per consumer
-// 256 tokens, the widest wgmma N: each weight is decoded once per 256 tokens
-// (the decode's ALU work is a quarter of the tensor work's issue time at
-// this width, measured in docs/perf/log/2026-12-03-nvfp4-sm90-wgmma.md), and
-// the 128 f32 accumulators per thread fit the consumers' 232 registers.
-constexpr int kBlockT = 256;
-constexpr int kAccRegs = kBlockT / 2;       // m64 x n256 f32 over 128 threads
 constexpr int kPackedRowBytes = kBlockK / kElementsPerByte;  // 32 bytes of a weight row per stage
 constexpr int kTokenRowBytes = kBlockK * 2;                  // 128 bytes of a token row per stage
-constexpr int kTokenTileBytes = kBlockT * kTokenRowBytes;    // 32 KB
 constexpr int kWeightTileBytes = kBlockW * kPackedRowBytes;  // 4 KB
 // Swizzled B scales: the 512-byte tile of 128 rows x 4 blocks is exactly one
 // stage's scales of the CTA's weight rows, contiguous: one bulk copy.
 constexpr int kScaleTileBytes = kTileBytes;
 static_assert(kBlockW == kTileRows && kBlockK == kTileBlocks * kBlock, "a stage's scales are one swizzled tile");
-constexpr int kStageBytes = kTokenTileBytes + kWeightTileBytes;
-// Five stages: 182.5 KB, and the epilogue's staging of both consumers' f32
-// tiles (2 x 256 x 272 bytes) fits in the stages it reuses.
-constexpr int kStages = 5;
 constexpr int kStagePad = 16;  // bytes after each staged D row: conflict-free stores along the weights
 constexpr int staging_pitch(int out_bytes) { return kWgmmaM * out_bytes + kStagePad; }
-constexpr int kStagingBytes = kBlockT * staging_pitch(4);  // per consumer, the widest output (f32)
+constexpr int kSmemBudget = fp8kit::sm90::kSmemBytesMax - fp8kit::sm90::kSmemReserve;
 
-struct SharedStorage {
-  // sT: (kBlockT, kBlockK) 16-bit tokens per stage, 128B-swizzled (TMA), on
-  // a 1024-byte boundary (the wgmma descriptor's base offset is 0).
-  alignas(kSwizzleAtomBytes) uint8_t tokens[kStages][kTokenTileBytes];
-  // sW: (kBlockW, 32 bytes) packed weights per stage, unswizzled (TMA).
-  alignas(kSwizzleAtomBytes) uint8_t weights[kStages][kWeightTileBytes];
-  // sS: the stage's swizzled scale tile (swizzled B scales only; linear ones
-  // are read from global memory by the consumers).
-  alignas(16) uint8_t scales[kStages][kScaleTileBytes];
-  uint64_t full[kStages];   // TMA bytes landed
-  uint64_t empty[kStages];  // every consumer warp is done with the stage
+// The token tiles, by width (the wgmma N): 256, the widest, decodes each
+// weight once per 256 tokens and keeps 128 f32 accumulators per thread
+// within the consumers' 232 registers; 128 doubles the grid where 256-token
+// tiles leave SMs idle (host_choice below).
+enum class Tokens { k256, k128 };
+constexpr int tokens_of(Tokens t) { return t == Tokens::k256 ? 256 : 128; }
+
+template <Tokens kT>
+struct TileT {
+  static constexpr int kBlockT = tokens_of(kT);
+  static constexpr int kAccRegs = kBlockT / 2;  // m64 x kBlockT f32 over 128 threads
+  static constexpr int kTokenTileBytes = kBlockT * kTokenRowBytes;
+  static constexpr int kStageBytes = kTokenTileBytes + kWeightTileBytes;  // + the scale tile when swizzled
+  // As many stages as the opt-in shared memory holds (6 of 36.5 KB, 8 of
+  // 20.5 KB); the epilogue's staging of both consumers' f32 tiles fits in
+  // the stages it reuses.
+  static constexpr int kStages =
+      kSmemBudget / (kStageBytes + kScaleTileBytes) < 8 ? kSmemBudget / (kStageBytes + kScaleTileBytes) : 8;
+  static constexpr int kStagingBytes = kBlockT * staging_pitch(4);  // per consumer, the widest output (f32)
+  static_assert(kConsumers * kStagingBytes <= kStages * kTokenTileBytes, "the epilogue's staging fits");
+
+  struct SharedStorage {
+    // sT: (kBlockT, kBlockK) 16-bit tokens per stage, 128B-swizzled (TMA),
+    // on a 1024-byte boundary (the wgmma descriptor's base offset is 0);
+    // after the K loop, the consumers' staging buffers.
+    alignas(kSwizzleAtomBytes) uint8_t tokens[kStages][kTokenTileBytes];
+    // sW: (kBlockW, 32 bytes) packed weights per stage, unswizzled (TMA).
+    alignas(kSwizzleAtomBytes) uint8_t weights[kStages][kWeightTileBytes];
+    // sS: the stage's swizzled scale tile (swizzled B scales only; linear
+    // ones are read from global memory by the consumers).
+    alignas(16) uint8_t scales[kStages][kScaleTileBytes];
+    uint64_t full[kStages];   // TMA bytes landed
+    uint64_t empty[kStages];  // every consumer warp is done with the stage
+  };
+  // The dynamic shared memory starts at a 16-byte boundary; the kernel places
+  // the struct at the next 1024-byte one.
+  static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage)) + kSwizzleAtomBytes;
+  static_assert(kSmemBytes <= fp8kit::sm90::kSmemBytesMax, "the stages fit the opt-in shared memory");
 };
-// The dynamic shared memory starts at a 16-byte boundary; the kernel places
-// the struct at the next 1024-byte one.
-constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage)) + kSwizzleAtomBytes;
-static_assert(kConsumers * kStagingBytes <= kStages * kStageBytes, "the epilogue's staging fits in the stages");
-static_assert(kSmemBytes <= fp8kit::sm90::kSmemBytesMax, "the stages fit the opt-in shared memory");
 
 // Named barriers (0 is __syncthreads).
 enum Barrier : int {
@@ -71,9 +82,25 @@ enum Barrier : int {
   kStagingBase = 2,     // + consumer: one consumer's 128 threads around its staging buffer
 };
 
-// Tokens from which the host prefers this path (W4A16, Hopper): below it a
-// 256-token tile runs mostly empty MMAs, and the decode and CTA tiles
-// (nvfp4_plan.hpp) are faster (measured in the perf log named above).
+// The host's choice of token tile: the fewest waves of CTAs times each CTA's
+// time, which is its tokens (the tensor work) plus the decode's cost per K
+// block that no wgmma hides, counted as kDecodeTokens tokens: fitted to the
+// H200 (both tiles forced, docs/perf/log/2026-12-03-nvfp4-sm90-wgmma.md:
+// 4096^3 takes 1.42x as long at 128 tokens, 512 x 4096^2 (one wave either
+// way) 0.75x; 2048 x 7168 x 2048 at 1.23x is predicted at 1.24). Ties keep
+// the wider tile (fewer decodes, less L2 traffic).
+constexpr int64_t kDecodeTokens = 180;
+inline Tokens choose_tokens(int64_t m, int64_t n, int sm_count) {
+  auto cost = [&](Tokens t) {
+    const int64_t ctas = ceil_div(n, int64_t{kBlockW}) * ceil_div(m, int64_t{tokens_of(t)});
+    return ceil_div(ctas, int64_t{sm_count}) * (tokens_of(t) + kDecodeTokens);
+  };
+  return cost(Tokens::k128) < cost(Tokens::k256) ? Tokens::k128 : Tokens::k256;
+}
+
+// Tokens from which the host prefers this path (W4A16, Hopper): at 32
+// tokens it and the 16-row CTA tile of sm75_hmma take the same time
+// (54 / 53 us at 32 x 4096 x 4096), at 64 it is 2.6x faster (36.6 / 95.6).
 constexpr int64_t kMinTokens = 64;
 
 }  // namespace fp8kit::nvfp4::sm90w

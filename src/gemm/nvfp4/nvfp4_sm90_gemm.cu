@@ -13,6 +13,7 @@
 #include <climits>
 #include <string>
 
+#include "core/environment.hpp"
 #include "gemm/nvfp4/nvfp4_paths.hpp"
 #include "gemm/nvfp4/nvfp4_sm90_kernel.cuh"
 #include "gemm/sm90/host_launch.hpp"
@@ -22,22 +23,41 @@ namespace {
 
 using namespace sm90w;
 
-std::atomic<uint64_t> g_smem_set[2];  // sm90::allow_smem's masks, bf16 and f16 kernels
+constexpr int kTokenTiles = 2;
+std::atomic<uint64_t> g_smem_set[kTokenTiles][2];  // sm90::allow_smem's masks, per token tile, bf16 and f16
 
-const void* kernel_of(bool bf16) {
-  return bf16 ? reinterpret_cast<const void*>(&nvfp4_sm90_gemm_kernel<true>)
-              : reinterpret_cast<const void*>(&nvfp4_sm90_gemm_kernel<false>);
+// One kernel: its function and shared memory.
+struct Kernel {
+  const void* fn;
+  int smem;
+  const char* name;
+};
+template <Tokens kT>
+Kernel kernel_of(bool bf16) {
+  constexpr int kSmem = TileT<kT>::kSmemBytes;
+  constexpr bool k256 = kT == Tokens::k256;
+  if (bf16)
+    return {reinterpret_cast<const void*>(&nvfp4_sm90_gemm_kernel<kT, true>), kSmem,
+            k256 ? "nvfp4_sm90_gemm<256,bf16>" : "nvfp4_sm90_gemm<128,bf16>"};
+  return {reinterpret_cast<const void*>(&nvfp4_sm90_gemm_kernel<kT, false>), kSmem,
+          k256 ? "nvfp4_sm90_gemm<256,f16>" : "nvfp4_sm90_gemm<128,f16>"};
 }
+Kernel kernel_of(Tokens t, bool bf16) {
+  return t == Tokens::k256 ? kernel_of<Tokens::k256>(bf16) : kernel_of<Tokens::k128>(bf16);
+}
+constexpr int kMaxSmem =
+    TileT<Tokens::k256>::kSmemBytes > TileT<Tokens::k128>::kSmemBytes ? TileT<Tokens::k256>::kSmemBytes
+                                                                        : TileT<Tokens::k128>::kSmemBytes;
 
-// Tokens [M, K] 16-bit, boxes (kBlockT rows, kBlockK elements), 128B-swizzled.
-bool encode_tokens(CUtensorMap* map, const Nvfp4Params& p) {
+// Tokens [M, K] 16-bit, boxes (`box_rows` tokens, kBlockK elements), 128B-swizzled.
+bool encode_tokens(CUtensorMap* map, const Nvfp4Params& p, int box_rows) {
   const PFN_cuTensorMapEncodeTiled_v12000 fn = sm90::encode_fn();
   if (fn == nullptr) return false;
   const CUtensorMapDataType type =
       p.a_type == FP8KIT_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   const cuuint64_t dims[sm90::kTensorRank] = {static_cast<cuuint64_t>(p.k), static_cast<cuuint64_t>(p.m)};
   const cuuint64_t strides[sm90::kTensorRank - 1] = {static_cast<cuuint64_t>(p.lda) * 2};
-  const cuuint32_t box[sm90::kTensorRank] = {kBlockK, kBlockT};
+  const cuuint32_t box[sm90::kTensorRank] = {kBlockK, static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t elem_strides[sm90::kTensorRank] = {1, 1};
   return fn(map, type, sm90::kTensorRank, const_cast<uint8_t*>(p.a), dims, strides, box, elem_strides,
             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
@@ -62,10 +82,12 @@ bool granular(const void* ptr, int64_t ld_bytes) {
   return reinterpret_cast<uintptr_t>(ptr) % sm90::kTmaGranule == 0 && ld_bytes % sm90::kTmaGranule == 0;
 }
 
-int64_t ctas_of(const Nvfp4Params& p) { return ceil_div(int64_t{p.n}, int64_t{kBlockW}) * ceil_div(int64_t{p.m}, int64_t{kBlockT}); }
+int64_t ctas_of(const Nvfp4Params& p, Tokens t) {
+  return ceil_div(int64_t{p.n}, int64_t{kBlockW}) * ceil_div(int64_t{p.m}, int64_t{tokens_of(t)});
+}
 
 std::string refusal(const Nvfp4Params& p, const DeviceInfo& dev) {
-  if (std::string no = sm90::hopper_refusal(dev, kSmemBytes); !no.empty()) return no;
+  if (std::string no = sm90::hopper_refusal(dev, kMaxSmem); !no.empty()) return no;
   if (p.a_type == FP8KIT_DTYPE_NVFP4)
     return "sm90_wgmma takes 16-bit activations (W4A16); NVFP4 activations (W4A4) run sm75_hmma";
   if (p.m < kMinTokens)
@@ -73,7 +95,7 @@ std::string refusal(const Nvfp4Params& p, const DeviceInfo& dev) {
            " tokens or more; fewer run the decode and CTA tiles of sm75_hmma";
   if (!granular(p.a, p.lda * 2) || !granular(p.b, p.ldb))
     return "sm90_wgmma reads A and B by TMA: their base addresses and row strides must be multiples of 16 bytes";
-  if (ctas_of(p) > INT_MAX) return "the problem needs more than 2^31 - 1 CTAs of sm90_wgmma";
+  if (ctas_of(p, Tokens::k128) > INT_MAX) return "the problem needs more than 2^31 - 1 CTAs of sm90_wgmma";
   if (sm90::encode_fn() == nullptr) return "sm90_wgmma needs cuTensorMapEncodeTiled (CUDA driver 12.0 or newer)";
   return {};
 }
@@ -92,22 +114,27 @@ bool takes_grouped(const Nvfp4GroupedParams&, const DeviceInfo&, std::string* wh
 cudaError_t launch_dense(const Nvfp4Params& p, const DeviceInfo& dev, bool, cudaStream_t stream,
                          const char** kernel) {
   const bool bf16 = p.a_type == FP8KIT_DTYPE_BF16;
-  *kernel = bf16 ? "nvfp4_sm90_gemm<bf16>" : "nvfp4_sm90_gemm<f16>";
+  const int forced = environment().nvfp4_sm90_tokens;
+  const Tokens t = forced == tokens_of(Tokens::k128)   ? Tokens::k128
+                   : forced == tokens_of(Tokens::k256) ? Tokens::k256
+                                                       : choose_tokens(p.m, p.n, dev.sm_count);
+  const Kernel k = kernel_of(t, bf16);
+  *kernel = k.name;
   CUtensorMap tmap_t{}, tmap_w{};
-  if (!encode_tokens(&tmap_t, p) || !encode_weights(&tmap_w, p)) return cudaErrorInvalidValue;
-  const void* fn = kernel_of(bf16);
-  if (const cudaError_t e = sm90::allow_smem(fn, kSmemBytes, dev.device, g_smem_set[bf16 ? 0 : 1]); e != cudaSuccess)
+  if (!encode_tokens(&tmap_t, p, tokens_of(t)) || !encode_weights(&tmap_w, p)) return cudaErrorInvalidValue;
+  if (const cudaError_t e = sm90::allow_smem(k.fn, k.smem, dev.device, g_smem_set[static_cast<int>(t)][bf16 ? 0 : 1]);
+      e != cudaSuccess)
     return e;
   Nvfp4Params q = p;
   void* args[] = {&tmap_t, &tmap_w, &q};
-  return sm90::launch_kernel(fn, static_cast<int>(ctas_of(p)), kSmemBytes, stream, args, false);
+  return sm90::launch_kernel(k.fn, static_cast<int>(ctas_of(p, t)), k.smem, stream, args, false);
 }
 
 cudaError_t launch_grouped(const Nvfp4GroupedParams&, const DeviceInfo&, bool, cudaStream_t, const char**) {
   return cudaErrorNotSupported;  // takes_grouped refuses every grouped problem
 }
 
-const void* probe() { return kernel_of(true); }
+const void* probe() { return kernel_of<Tokens::k256>(true).fn; }
 
 }  // namespace
 

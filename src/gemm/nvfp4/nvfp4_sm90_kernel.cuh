@@ -6,7 +6,7 @@
 // block, one TMA box of tokens (kBlockT rows x 128 bytes, 128B-swizzled), one
 // of packed weights (kBlockW rows x 32 bytes) and the swizzled scale tile
 // into a stage, all on the stage's `full` barrier. Warpgroups 1 and 2 are the consumers, each owning
-// 64 weight rows and all kBlockT tokens (one m64 x n256 f32 accumulator).
+// 64 weight rows and all kBlockT tokens (one m64 x kBlockT f32 accumulator).
 //
 // A consumer's K block: lane (g = lane / 4, t = lane % 4) of warp w holds, in
 // the wgmma's A layout, rows r = 16 w + g and r + 8 at K slots {2t, 2t + 1}
@@ -54,23 +54,27 @@ struct TileOrigin {
   int w0;  // first weight row (D column)
   int t0;  // first token (D row)
 };
+template <Tokens kT>
 __device__ __forceinline__ TileOrigin tile_origin(const Nvfp4Params& p) {
   const int tiles_w = (p.n + kBlockW - 1) / kBlockW;
-  return {static_cast<int>(blockIdx.x % tiles_w) * kBlockW, static_cast<int>(blockIdx.x / tiles_w) * kBlockT};
+  return {static_cast<int>(blockIdx.x % tiles_w) * kBlockW,
+          static_cast<int>(blockIdx.x / tiles_w) * TileT<kT>::kBlockT};
 }
 
+template <Tokens kT>
 __device__ __forceinline__ void produce(const CUtensorMap* tmap_t, const CUtensorMap* tmap_w, const Nvfp4Params& p,
-                                        TileOrigin o, int nkb, SharedStorage& s) {
+                                        TileOrigin o, int nkb, typename TileT<kT>::SharedStorage& s) {
+  using C = TileT<kT>;
   hptx::prefetch_tensormap(tmap_t);
   hptx::prefetch_tensormap(tmap_w);
   // Swizzled scales: tile (w0 / 128, kb) of the scale matrix, whose padding
   // rows exist (the layout pads rows to 128 and blocks to 4).
   const bool scale_tiles = is_swizzled(p.b_scale_layout);
   const uint8_t* scale_row = p.b_scale + int64_t{o.w0 / kTileRows} * (padded_blocks(p.k) / kTileBlocks) * kTileBytes;
-  const uint32_t stage_bytes = static_cast<uint32_t>(kStageBytes + (scale_tiles ? kScaleTileBytes : 0));
+  const uint32_t stage_bytes = static_cast<uint32_t>(C::kStageBytes + (scale_tiles ? kScaleTileBytes : 0));
   for (int kb = 0; kb < nkb; ++kb) {
-    const int st = kb % kStages;
-    const uint32_t phase = (kb / kStages) & 1u;
+    const int st = kb % C::kStages;
+    const uint32_t phase = (kb / C::kStages) & 1u;
     hptx::wait_barrier(&s.empty[st], phase ^ 1u);
     // The full boxes count, where TMA zero-fills rows past M or N and the K tail.
     cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
@@ -125,7 +129,8 @@ __device__ __forceinline__ void decode_stage(const uint8_t* weights, int row, ui
 
 // Frees a stage for the producer: one arrive per consumer warp, once all its
 // lanes have read the weights.
-__device__ __forceinline__ void release(SharedStorage& s, int st, bool lane0) {
+template <class S>
+__device__ __forceinline__ void release(S& s, int st, bool lane0) {
   __syncwarp();
   if (lane0) hptx::arrive_no_state(&s.empty[st]);
 }
@@ -133,9 +138,12 @@ __device__ __forceinline__ void release(SharedStorage& s, int st, bool lane0) {
 // One consumer's K loop into acc (overwritten). kScaleTiles: the scales
 // are swizzled and come with the stages (a template parameter, so that the
 // linear layout's loads cost the swizzled loop no predicated instruction).
-template <bool kBf16, bool kScaleTiles>
-__device__ __forceinline__ void mma_loop(const Nvfp4Params& p, TileOrigin o, int nkb, SharedStorage& s, int consumer,
-                                         int thread, float (&acc)[kAccRegs]) {
+template <Tokens kT, bool kBf16, bool kScaleTiles>
+__device__ __forceinline__ void mma_loop(const Nvfp4Params& p, TileOrigin o, int nkb,
+                                         typename TileT<kT>::SharedStorage& s, int consumer, int thread,
+                                         float (&acc)[TileT<kT>::kAccRegs]) {
+  using C = TileT<kT>;
+  constexpr int kStages = C::kStages;
   const int warp = thread / 32, lane = thread % 32, g = lane / 4, t = lane % 4;
   const bool lane0 = lane == 0;
   const int local = consumer * kWgmmaM + warp * 16 + g;  // row r within the CTA's weights
@@ -176,7 +184,7 @@ __device__ __forceinline__ void mma_loop(const Nvfp4Params& p, TileOrigin o, int
     hptx::fence_operands(acc);
     hptx::wgmma_fence();
 #pragma unroll
-    for (int ks = 0; ks < kKSteps; ++ks) wgmma_rs_n256<kBf16>(acc, a[ks], desc + ks * kDescKStep, (i | ks) != 0);
+    for (int ks = 0; ks < kKSteps; ++ks) wgmma_rs<C::kBlockT, kBf16>(acc, a[ks], desc + ks * kDescKStep, (i | ks) != 0);
     hptx::wgmma_commit();
     hptx::wgmma_wait<1>();
     fence_registers(b[0]);
@@ -204,9 +212,10 @@ __device__ __forceinline__ void mma_loop(const Nvfp4Params& p, TileOrigin o, int
 
 // Stages this consumer's tile as OutT (D row = token, 64 weights per row)
 // and stores D's rows in 16-byte pieces where they lie inside N and aligned.
-template <typename OutT>
+template <Tokens kT, typename OutT>
 __device__ __forceinline__ void store_tile(const Nvfp4Params& p, TileOrigin o, int consumer, int thread,
-                                           const float (&acc)[kAccRegs], uint8_t* staging) {
+                                           const float (&acc)[TileT<kT>::kAccRegs], uint8_t* staging) {
+  constexpr int kBlockT = TileT<kT>::kBlockT;
   constexpr int kBytes = static_cast<int>(sizeof(OutT));
   constexpr int kPitch = staging_pitch(kBytes);
   constexpr int kPieceBytes = 16;
@@ -251,51 +260,53 @@ __device__ __forceinline__ void store_tile(const Nvfp4Params& p, TileOrigin o, i
   }
 }
 
-template <bool kBf16>
-__device__ __forceinline__ void consume(const Nvfp4Params& p, TileOrigin o, int nkb, SharedStorage& s, int consumer,
-                                        int thread) {
-  float acc[kAccRegs];
-  if (is_swizzled(p.b_scale_layout)) mma_loop<kBf16, true>(p, o, nkb, s, consumer, thread, acc);
-  else mma_loop<kBf16, false>(p, o, nkb, s, consumer, thread, acc);
+template <Tokens kT, bool kBf16>
+__device__ __forceinline__ void consume(const Nvfp4Params& p, TileOrigin o, int nkb,
+                                        typename TileT<kT>::SharedStorage& s, int consumer, int thread) {
+  using C = TileT<kT>;
+  float acc[C::kAccRegs];
+  if (is_swizzled(p.b_scale_layout)) mma_loop<kT, kBf16, true>(p, o, nkb, s, consumer, thread, acc);
+  else mma_loop<kT, kBf16, false>(p, o, nkb, s, consumer, thread, acc);
   // Both consumers' wgmma have read their last stage: the stages become the
   // staging buffers.
   hptx::named_barrier<kConsumers * kWarpgroupThreads>(kConsumersDone);
-  uint8_t* staging = s.tokens[0] + consumer * kStagingBytes;
+  uint8_t* staging = s.tokens[0] + consumer * C::kStagingBytes;
   switch (p.d_type) {
-    case FP8KIT_DTYPE_BF16: store_tile<__nv_bfloat16>(p, o, consumer, thread, acc, staging); break;
-    case FP8KIT_DTYPE_F16: store_tile<__half>(p, o, consumer, thread, acc, staging); break;
-    default: store_tile<float>(p, o, consumer, thread, acc, staging); break;
+    case FP8KIT_DTYPE_BF16: store_tile<kT, __nv_bfloat16>(p, o, consumer, thread, acc, staging); break;
+    case FP8KIT_DTYPE_F16: store_tile<kT, __half>(p, o, consumer, thread, acc, staging); break;
+    default: store_tile<kT, float>(p, o, consumer, thread, acc, staging); break;
   }
 }
 
 #endif  // FP8KIT_HAS_WGMMA
 
-template <bool kBf16>
+template <Tokens kT, bool kBf16>
 __global__ void __launch_bounds__(kThreads, 1)
     nvfp4_sm90_gemm_kernel(const __grid_constant__ CUtensorMap tmap_t, const __grid_constant__ CUtensorMap tmap_w,
                            const Nvfp4Params p) {
 #if FP8KIT_HAS_WGMMA
   extern __shared__ uint8_t smem_raw[];
   const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
-  SharedStorage& s = *reinterpret_cast<SharedStorage*>(
+  using C = TileT<kT>;
+  auto& s = *reinterpret_cast<typename C::SharedStorage*>(
       smem_raw + ((kSwizzleAtomBytes - raw % kSwizzleAtomBytes) % kSwizzleAtomBytes));
   if (threadIdx.x == 0) {
-    for (int i = 0; i < kStages; ++i) {
+    for (int i = 0; i < C::kStages; ++i) {
       cuda::ptx::mbarrier_init(&s.full[i], 1);
       cuda::ptx::mbarrier_init(&s.empty[i], kConsumers * kWarpgroupThreads / 32);
     }
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
   __syncthreads();
-  const TileOrigin o = tile_origin(p);
+  const TileOrigin o = tile_origin<kT>(p);
   const int nkb = (p.k + kBlockK - 1) / kBlockK;
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   if (warpgroup == 0) {
     hptx::setmaxnreg_dec<fp8kit::sm90::kProducerRegs>();
-    if (threadIdx.x == 0) produce(&tmap_t, &tmap_w, p, o, nkb, s);
+    if (threadIdx.x == 0) produce<kT>(&tmap_t, &tmap_w, p, o, nkb, s);
   } else {
     hptx::setmaxnreg_inc<fp8kit::sm90::kConsumerRegs>();
-    consume<kBf16>(p, o, nkb, s, warpgroup - 1, threadIdx.x % kWarpgroupThreads);
+    consume<kT, kBf16>(p, o, nkb, s, warpgroup - 1, threadIdx.x % kWarpgroupThreads);
   }
 #endif
 }

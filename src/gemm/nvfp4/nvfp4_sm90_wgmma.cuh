@@ -1,7 +1,7 @@
 // The 16-bit wgmma with A in registers, for the Hopper NVFP4 W4A16 GEMM:
-// D (m64 x n256 f32) (+)= A (m64 x k16, four 32-bit registers per thread in
-// the mma.sync m16n8k16 A layout per warp) . B (k16 x n256, a shared-memory
-// descriptor, K-major). Device code for sm_90a only: included under
+// D (m64 x N f32) (+)= A (m64 x k16, four 32-bit registers per thread in
+// the mma.sync m16n8k16 A layout per warp) . B (k16 x N, a shared-memory
+// descriptor, K-major), N = 128 or 256. Device code for sm_90a only: included under
 // FP8KIT_HAS_WGMMA.
 #pragma once
 
@@ -11,24 +11,43 @@
 
 namespace fp8kit::nvfp4::sm90w {
 
-// Operands: the 128 accumulators (%0 .. %127), A's registers (%128 .. %131),
-// B's descriptor (%132), scale-d (%133). imm-trans-b 0: B is K-major.
+// Operands: the R = N / 2 accumulators (%0 .. %R-1), A's registers
+// (%R .. %R+3), B's descriptor (%R+4), scale-d (%R+5). imm-trans-b 0: B is
+// K-major.
 #define FP8KIT_RS_REG(i) ", %" #i
 #define FP8KIT_RS_ACC(i) , "+f"(d[i])
-#define FP8KIT_RS_ASM(TYPE)                                                                           \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"                                          \
-               "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE                           \
-               " {%0" FP8KIT_PP_1_127(FP8KIT_RS_REG) "}, {%128, %129, %130, %131}, %132, p, 1, 1, 0;\n}\n" \
-               : "+f"(d[0]) FP8KIT_PP_1_127(FP8KIT_RS_ACC)                                            \
+#define FP8KIT_RS_SEQ_128 FP8KIT_PP_1_63
+#define FP8KIT_RS_TAIL_128 "{%64, %65, %66, %67}, %68", "%69"
+#define FP8KIT_RS_SEQ_256 FP8KIT_PP_1_127
+#define FP8KIT_RS_TAIL_256 "{%128, %129, %130, %131}, %132", "%133"
+#define FP8KIT_RS_ASM(N, TYPE, OPERANDS, SCALE)                                                  \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE ", 0;\n"                              \
+               "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE                   \
+               " {%0" FP8KIT_RS_SEQ_##N(FP8KIT_RS_REG) "}, " OPERANDS ", p, 1, 1, 0;\n}\n"       \
+               : "+f"(d[0]) FP8KIT_RS_SEQ_##N(FP8KIT_RS_ACC)                                     \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d))
+#define FP8KIT_RS_EXPAND(...) __VA_ARGS__
+#define FP8KIT_RS_CALL(N, TYPE, TAIL) FP8KIT_RS_EXPAND(FP8KIT_RS_ASM(N, TYPE, TAIL))
 
-template <bool kBf16>
-__device__ __forceinline__ void wgmma_rs_n256(float (&d)[128], const uint32_t (&a)[4], uint64_t desc_b,
-                                              uint32_t scale_d) {
-  if constexpr (kBf16) FP8KIT_RS_ASM("bf16");
-  else FP8KIT_RS_ASM("f16");
+template <int N, bool kBf16>
+__device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t desc_b,
+                                         uint32_t scale_d) {
+  static_assert(N == 128 || N == 256, "a token tile's width");
+  if constexpr (N == 256) {
+    if constexpr (kBf16) FP8KIT_RS_CALL(256, "bf16", FP8KIT_RS_TAIL_256);
+    else FP8KIT_RS_CALL(256, "f16", FP8KIT_RS_TAIL_256);
+  } else {
+    if constexpr (kBf16) FP8KIT_RS_CALL(128, "bf16", FP8KIT_RS_TAIL_128);
+    else FP8KIT_RS_CALL(128, "f16", FP8KIT_RS_TAIL_128);
+  }
 }
+#undef FP8KIT_RS_CALL
+#undef FP8KIT_RS_EXPAND
 #undef FP8KIT_RS_ASM
+#undef FP8KIT_RS_TAIL_256
+#undef FP8KIT_RS_SEQ_256
+#undef FP8KIT_RS_TAIL_128
+#undef FP8KIT_RS_SEQ_128
 #undef FP8KIT_RS_ACC
 #undef FP8KIT_RS_REG
 
