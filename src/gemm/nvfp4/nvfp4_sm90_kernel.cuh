@@ -39,21 +39,15 @@
 // any device pass outside FP8KIT_HAS_WGMMA, so without it this is the host
 // pass, which needs only the kernel's signature for its launch stub.
 #if FP8KIT_HAS_WGMMA
+#include "gemm/nvfp4/nvfp4_sm90_common.cuh"
 #include "gemm/nvfp4/nvfp4_sm90_wgmma.cuh"
-#include "gemm/sm90/ptx.cuh"
 #endif
 
 namespace fp8kit::nvfp4::sm90w {
 
 #if FP8KIT_HAS_WGMMA
-namespace hptx = fp8kit::sm90::ptx;
-
 // The tile of CTA blockIdx.x: weight tiles fastest, so the CTAs resident at
 // once share their token tiles in L2.
-struct TileOrigin {
-  int w0;  // first weight row (D column)
-  int t0;  // first token (D row)
-};
 template <Tokens kT>
 __device__ __forceinline__ TileOrigin tile_origin(const Nvfp4Params& p) {
   const int tiles_w = (p.n + kBlockW - 1) / kBlockW;
@@ -92,12 +86,6 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_t, const CUtenso
   }
 }
 
-// The scale word (blocks 4 kb .. 4 kb + 3) of CTA weight row `local` from a
-// stage's swizzled tile.
-__device__ __forceinline__ uint32_t tile_scale_word(const uint8_t* tile, int local) {
-  return *reinterpret_cast<const uint32_t*>(tile + (local % kLineRows) * kLineBytes + (local / kLineRows) * kTileBlocks);
-}
-
 // This thread's A operand of one stage: rows r, r + 8 of the consumer's 64
 // (`row`: r's byte offset in the stage's weight tile), a[s] for k16 step s.
 template <bool kBf16>
@@ -125,14 +113,6 @@ __device__ __forceinline__ void decode_stage(const uint8_t* weights, int row, ui
     a[s][2] = scale_placed<kBf16>(out[1], sc, 0);
     a[s][3] = scale_placed<kBf16>(out[3], sc, 1);
   }
-}
-
-// Frees a stage for the producer: one arrive per consumer warp, once all its
-// lanes have read the weights.
-template <class S>
-__device__ __forceinline__ void release(S& s, int st, bool lane0) {
-  __syncwarp();
-  if (lane0) hptx::arrive_no_state(&s.empty[st]);
 }
 
 // One consumer's K loop into acc (overwritten). kScaleTiles: the scales
@@ -210,56 +190,6 @@ __device__ __forceinline__ void mma_loop(const Nvfp4Params& p, TileOrigin o, int
   release(s, (nkb - 1) % kStages, lane0);
 }
 
-// Stages this consumer's tile as OutT (D row = token, 64 weights per row)
-// and stores D's rows in 16-byte pieces where they lie inside N and aligned.
-template <Tokens kT, typename OutT>
-__device__ __forceinline__ void store_tile(const Nvfp4Params& p, TileOrigin o, int consumer, int thread,
-                                           const float (&acc)[TileT<kT>::kAccRegs], uint8_t* staging) {
-  constexpr int kBlockT = TileT<kT>::kBlockT;
-  constexpr int kBytes = static_cast<int>(sizeof(OutT));
-  constexpr int kPitch = staging_pitch(kBytes);
-  constexpr int kPieceBytes = 16;
-  constexpr int kPerPiece = kPieceBytes / kBytes;
-  constexpr int kPieces = kWgmmaM * kBytes / kPieceBytes;  // per staged row
-  const int warp = thread / 32, lane = thread % 32, g = lane / 4, t = lane % 4;
-  // The placed weights are value x scale x 2^-kPlacedExponent (nvfp4_placed.cuh).
-  constexpr float kUnplace = static_cast<float>(1 << kPlacedExponent);
-  const float alpha = (p.alpha ? *p.alpha : 1.f) * kUnplace;
-  const int wl0 = consumer * kWgmmaM;  // the consumer's first weight within the tile
-  float bias[2] = {0.f, 0.f};
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int n = o.w0 + wl0 + warp * 16 + g + 8 * h;
-    if (p.bias && n < p.n) bias[h] = mma_sync::load_bias(p.bias, p.bias_type, n);
-  }
-#pragma unroll
-  for (int j = 0; j < kBlockT / 8; ++j)
-#pragma unroll
-    for (int h = 0; h < 2; ++h)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int token = 8 * j + 2 * t + e, w = warp * 16 + g + 8 * h;
-        *reinterpret_cast<OutT*>(staging + token * kPitch + w * kBytes) =
-            static_cast<OutT>(acc[4 * j + 2 * h + e] * alpha + bias[h]);
-      }
-  hptx::named_barrier<kWarpgroupThreads>(kStagingBase + consumer);
-  const bool vectors =
-      (reinterpret_cast<uintptr_t>(p.d) % kPieceBytes == 0) && (p.ldd * kBytes) % kPieceBytes == 0;
-  for (int i = thread; i < kBlockT * kPieces; i += kWarpgroupThreads) {
-    const int r = i / kPieces, c = i % kPieces;
-    const int64_t token = o.t0 + r;
-    const int n = o.w0 + wl0 + c * kPerPiece;
-    if (token >= p.m || n >= p.n) continue;
-    const uint8_t* src = staging + r * kPitch + c * kPieceBytes;
-    OutT* dst = static_cast<OutT*>(p.d) + token * p.ldd + n;
-    if (vectors && n + kPerPiece <= p.n) {
-      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
-    } else {
-      for (int q = 0; q < kPerPiece && n + q < p.n; ++q) dst[q] = reinterpret_cast<const OutT*>(src)[q];
-    }
-  }
-}
-
 template <Tokens kT, bool kBf16>
 __device__ __forceinline__ void consume(const Nvfp4Params& p, TileOrigin o, int nkb,
                                         typename TileT<kT>::SharedStorage& s, int consumer, int thread) {
@@ -272,9 +202,9 @@ __device__ __forceinline__ void consume(const Nvfp4Params& p, TileOrigin o, int 
   hptx::named_barrier<kConsumers * kWarpgroupThreads>(kConsumersDone);
   uint8_t* staging = s.tokens[0] + consumer * C::kStagingBytes;
   switch (p.d_type) {
-    case FP8KIT_DTYPE_BF16: store_tile<kT, __nv_bfloat16>(p, o, consumer, thread, acc, staging); break;
-    case FP8KIT_DTYPE_F16: store_tile<kT, __half>(p, o, consumer, thread, acc, staging); break;
-    default: store_tile<kT, float>(p, o, consumer, thread, acc, staging); break;
+    case FP8KIT_DTYPE_BF16: store_tile<TileT<kT>::kBlockT, __nv_bfloat16>(p, o, consumer, thread, acc, staging); break;
+    case FP8KIT_DTYPE_F16: store_tile<TileT<kT>::kBlockT, __half>(p, o, consumer, thread, acc, staging); break;
+    default: store_tile<TileT<kT>::kBlockT, float>(p, o, consumer, thread, acc, staging); break;
   }
 }
 

@@ -1,0 +1,97 @@
+// Device code both Hopper NVFP4 W4A16 kernels share (the prefill kernel,
+// nvfp4_sm90_kernel.cuh, and the decode kernel, nvfp4_sm90_decode_kernel.cuh):
+// a row's scales from a stage's swizzled tile, a stage's release, and the
+// epilogue's staged store of D. Device code for sm_90a only: included under
+// FP8KIT_HAS_WGMMA.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "gemm/nvfp4/nvfp4_gemm.cuh"
+#include "gemm/nvfp4/nvfp4_placed.cuh"
+#include "gemm/nvfp4/nvfp4_sm90_config.hpp"
+#include "gemm/sm90/ptx.cuh"
+
+namespace fp8kit::nvfp4::sm90w {
+
+namespace hptx = fp8kit::sm90::ptx;
+
+// The first weight row (D column) and first token (D row) of a CTA's tile.
+struct TileOrigin {
+  int w0;
+  int t0;
+};
+
+// The scale word (blocks 4 kb .. 4 kb + 3) of CTA weight row `local` from a
+// stage's swizzled tile.
+__device__ __forceinline__ uint32_t tile_scale_word(const uint8_t* tile, int local) {
+  return *reinterpret_cast<const uint32_t*>(tile + (local % kLineRows) * kLineBytes + (local / kLineRows) * kTileBlocks);
+}
+
+// Byte b (block 4 kb + b) of CTA weight row `local`'s scales in a stage's
+// swizzled tile.
+__device__ __forceinline__ uint32_t tile_scale_byte(const uint8_t* tile, int local, int b) {
+  return tile[(local % kLineRows) * kLineBytes + (local / kLineRows) * kTileBlocks + b];
+}
+
+// Frees a stage for the producer: one arrive per consumer warp, once all its
+// lanes have read the weights.
+template <class S>
+__device__ __forceinline__ void release(S& s, int st, bool lane0) {
+  __syncwarp();
+  if (lane0) hptx::arrive_no_state(&s.empty[st]);
+}
+
+// Stages this consumer's tile as OutT (D row = token, 64 weights per row)
+// and stores D's rows in 16-byte pieces where they lie inside N and aligned.
+template <int kBlockT, typename OutT>
+__device__ __forceinline__ void store_tile(const Nvfp4Params& p, TileOrigin o, int consumer, int thread,
+                                           const float (&acc)[kBlockT / 2], uint8_t* staging) {
+  constexpr int kBytes = static_cast<int>(sizeof(OutT));
+  constexpr int kPitch = staging_pitch(kBytes);
+  constexpr int kPieceBytes = 16;
+  constexpr int kPerPiece = kPieceBytes / kBytes;
+  constexpr int kPieces = kWgmmaM * kBytes / kPieceBytes;  // per staged row
+  const int warp = thread / 32, lane = thread % 32, g = lane / 4, t = lane % 4;
+  // The placed weights are value x scale x 2^-kPlacedExponent (nvfp4_placed.cuh).
+  constexpr float kUnplace = static_cast<float>(1 << kPlacedExponent);
+  const float alpha = (p.alpha ? *p.alpha : 1.f) * kUnplace;
+  const int wl0 = consumer * kWgmmaM;  // the consumer's first weight within the tile
+  float bias[2] = {0.f, 0.f};
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int n = o.w0 + wl0 + warp * 16 + g + 8 * h;
+    if (p.bias && n < p.n) bias[h] = mma_sync::load_bias(p.bias, p.bias_type, n);
+  }
+#pragma unroll
+  for (int j = 0; j < kBlockT / 8; ++j)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int token = 8 * j + 2 * t + e, w = warp * 16 + g + 8 * h;
+        *reinterpret_cast<OutT*>(staging + token * kPitch + w * kBytes) =
+            static_cast<OutT>(acc[4 * j + 2 * h + e] * alpha + bias[h]);
+      }
+  hptx::named_barrier<kWarpgroupThreads>(kStagingBase + consumer);
+  const bool vectors =
+      (reinterpret_cast<uintptr_t>(p.d) % kPieceBytes == 0) && (p.ldd * kBytes) % kPieceBytes == 0;
+  for (int i = thread; i < kBlockT * kPieces; i += kWarpgroupThreads) {
+    const int r = i / kPieces, c = i % kPieces;
+    const int64_t token = o.t0 + r;
+    const int n = o.w0 + wl0 + c * kPerPiece;
+    if (token >= p.m || n >= p.n) continue;
+    const uint8_t* src = staging + r * kPitch + c * kPieceBytes;
+    OutT* dst = static_cast<OutT*>(p.d) + token * p.ldd + n;
+    if (vectors && n + kPerPiece <= p.n) {
+      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+    } else {
+      for (int q = 0; q < kPerPiece && n + q < p.n; ++q) dst[q] = reinterpret_cast<const OutT*>(src)[q];
+    }
+  }
+}
+
+}  // namespace fp8kit::nvfp4::sm90w
