@@ -42,6 +42,11 @@ Environment read() {
     for (int allowed : {128, 256})
       if (std::strcmp(t, std::to_string(allowed).c_str()) == 0) env.nvfp4_sm90_tokens = allowed;
   }
+  if (const char* t = std::getenv("FP8KIT_NVFP4_SM90_SPLIT")) {
+    constexpr int kMaxSplit = 8;  // the portable cluster size
+    for (int allowed = 1; allowed <= kMaxSplit; ++allowed)
+      if (std::strcmp(t, std::to_string(allowed).c_str()) == 0) env.nvfp4_sm90_split = allowed;
+  }
   return env;
 }
 

@@ -13,6 +13,7 @@
 #include "core/nvfp4_layout.hpp"
 #include "gemm/nvfp4/nvfp4_plan.hpp"
 #include "gemm/nvfp4/nvfp4_sm90_config.hpp"
+#include "gemm/nvfp4/nvfp4_sm90_decode_config.hpp"
 #include "reference/fp8_codec.hpp"
 #include "reference/nvfp4_codec.hpp"
 
@@ -227,6 +228,26 @@ TEST(Nvfp4Plan, Sm90TokenTileFillsTheWaves) {
   EXPECT_LE(nvfp4::sm90w::TileT<Tokens::k256>::kSmemBytes, sm90::kSmemBytesMax);
   EXPECT_LE(nvfp4::sm90w::TileT<Tokens::k128>::kSmemBytes, sm90::kSmemBytesMax);
   EXPECT_GE(nvfp4::sm90w::TileT<Tokens::k256>::kStages, 4);
+}
+
+// The Hopper decode kernel's K split over a cluster: the fewest waves times
+// each CTA's stream plus its fixed cost, never an empty rank nor a cluster
+// size the device cannot hold.
+TEST(Nvfp4Plan, Sm90DecodeSplitFillsOneWave) {
+  using nvfp4::sm90w::choose_decode_split;
+  using nvfp4::sm90w::kDecodeMaxSplit;
+  constexpr int kH200Slots = 2 * 132;  // two CTAs per SM
+  int wave[kDecodeMaxSplit + 1] = {};
+  for (int s = 1; s <= kDecodeMaxSplit; ++s) wave[s] = kH200Slots / s * s;
+  EXPECT_EQ(choose_decode_split(4096, 4096, wave), 8);    // 32 tiles: 256 CTAs of 8 K blocks
+  EXPECT_EQ(choose_decode_split(4096, 14336, wave), 8);
+  EXPECT_EQ(choose_decode_split(28672, 4096, wave), 1);   // 224 tiles fill the wave unsplit
+  EXPECT_EQ(choose_decode_split(7168, 2048, wave), 4);    // 224 CTAs; 5 would take two waves
+  EXPECT_EQ(choose_decode_split(64, 32, wave), 1);        // one K block
+  EXPECT_EQ(choose_decode_split(64, 192, wave), 3);       // three K blocks: no rank without one
+  wave[8] = 0;                                            // clusters of 8 cannot run
+  EXPECT_EQ(choose_decode_split(4096, 4096, wave), 7);
+  EXPECT_LE(nvfp4::sm90w::kDecodeCtasPerSm * nvfp4::sm90w::kDecodeSmemBytes, sm90::kSmemBytesMax);
 }
 
 TEST(Nvfp4Plan, DecodeTilesHoldAWeightRingAndTheirPartialSums) {

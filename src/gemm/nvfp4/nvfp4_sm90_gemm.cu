@@ -1,8 +1,9 @@
 // NVFP4 GEMM on Hopper (sm_90a only), W4A16: the weights decoded in
-// registers into bf16 / f16 wgmma, the tokens by TMA (nvfp4_sm90_kernel.cuh).
-// Host side: which problems it takes, the tensor maps and the launch. Dense
-// problems of at least sm90w::kMinTokens rows; decode, W4A4 and grouped
-// problems run sm75_hmma.
+// registers into bf16 / f16 wgmma, the tokens by TMA. Two kernels: prefill
+// (at least sm90w::kMinTokens rows, nvfp4_sm90_kernel.cuh) and decode (at
+// most sm90w::kDecodeTokens16, nvfp4_sm90_decode_kernel.cuh, K split over a
+// cluster). Host side: which problems it takes, the tensor maps, the split
+// and the launch. The rows between, W4A4 and grouped problems run sm75_hmma.
 #include "arch/config.hpp"
 
 #if defined(__CUDA_ARCH__) && !FP8KIT_HAS_WGMMA
@@ -15,6 +16,7 @@
 
 #include "core/environment.hpp"
 #include "gemm/nvfp4/nvfp4_paths.hpp"
+#include "gemm/nvfp4/nvfp4_sm90_decode_kernel.cuh"
 #include "gemm/nvfp4/nvfp4_sm90_kernel.cuh"
 #include "gemm/sm90/host_launch.hpp"
 
@@ -48,6 +50,16 @@ Kernel kernel_of(Tokens t, bool bf16) {
 constexpr int kMaxSmem =
     TileT<Tokens::k256>::kSmemBytes > TileT<Tokens::k128>::kSmemBytes ? TileT<Tokens::k256>::kSmemBytes
                                                                         : TileT<Tokens::k128>::kSmemBytes;
+static_assert(kDecodeSmemBytes <= kMaxSmem, "the decode kernel fits where the prefill kernels do");
+
+// The decode kernels, bf16 and f16 tokens.
+std::atomic<uint64_t> g_decode_smem_set[2];
+Kernel decode_kernel_of(bool bf16) {
+  if (bf16) return {reinterpret_cast<const void*>(&nvfp4_sm90_decode_kernel<true>), kDecodeSmemBytes,
+                    "nvfp4_sm90_decode<16,bf16>"};
+  return {reinterpret_cast<const void*>(&nvfp4_sm90_decode_kernel<false>), kDecodeSmemBytes,
+          "nvfp4_sm90_decode<16,f16>"};
+}
 
 // Tokens [M, K] 16-bit, boxes (`box_rows` tokens, kBlockK elements), 128B-swizzled.
 bool encode_tokens(CUtensorMap* map, const Nvfp4Params& p, int box_rows) {
@@ -90,9 +102,9 @@ std::string refusal(const Nvfp4Params& p, const DeviceInfo& dev) {
   if (std::string no = sm90::hopper_refusal(dev, kMaxSmem); !no.empty()) return no;
   if (p.a_type == FP8KIT_DTYPE_NVFP4)
     return "sm90_wgmma takes 16-bit activations (W4A16); NVFP4 activations (W4A4) run sm75_hmma";
-  if (p.m < kMinTokens)
-    return "sm90_wgmma takes " + std::to_string(kMinTokens) +
-           " tokens or more; fewer run the decode and CTA tiles of sm75_hmma";
+  if (p.m > kDecodeTokens16 && p.m < kMinTokens)
+    return "sm90_wgmma takes at most " + std::to_string(kDecodeTokens16) + " or at least " +
+           std::to_string(kMinTokens) + " tokens; " + std::to_string(p.m) + " run the CTA tiles of sm75_hmma";
   if (!granular(p.a, p.lda * 2) || !granular(p.b, p.ldb))
     return "sm90_wgmma reads A and B by TMA: their base addresses and row strides must be multiples of 16 bytes";
   if (ctas_of(p, Tokens::k128) > INT_MAX) return "the problem needs more than 2^31 - 1 CTAs of sm90_wgmma";
@@ -111,8 +123,41 @@ bool takes_grouped(const Nvfp4GroupedParams&, const DeviceInfo&, std::string* wh
   return false;
 }
 
-cudaError_t launch_dense(const Nvfp4Params& p, const DeviceInfo& dev, bool, cudaStream_t stream,
+// CTAs resident at once in clusters of s = 1 .. kDecodeMaxSplit (the
+// device's answer per size, asked once per device).
+std::atomic<int> g_decode_clusters[kDecodeMaxSplit + 1][sm90::kAttrDevices];
+void decode_waves(const Kernel& k, const DeviceInfo& dev, int (&wave)[kDecodeMaxSplit + 1]) {
+  wave[0] = 0;
+  wave[1] = sm90w::kDecodeCtasPerSm * dev.sm_count;
+  for (int s = 2; s <= kDecodeMaxSplit; ++s)
+    wave[s] = s * sm90::resident_clusters(k.fn, k.smem, s, dev.device, g_decode_clusters[s]);
+}
+
+cudaError_t launch_decode(const Nvfp4Params& p, const DeviceInfo& dev, bool programmatic, cudaStream_t stream,
+                          const char** kernel) {
+  const Kernel k = decode_kernel_of(p.a_type == FP8KIT_DTYPE_BF16);
+  *kernel = k.name;
+  CUtensorMap tmap_t{}, tmap_w{};
+  if (!encode_tokens(&tmap_t, p, kDecodeTokens16) || !encode_weights(&tmap_w, p)) return cudaErrorInvalidValue;
+  if (const cudaError_t e =
+          sm90::allow_smem(k.fn, k.smem, dev.device, g_decode_smem_set[p.a_type == FP8KIT_DTYPE_BF16 ? 0 : 1]);
+      e != cudaSuccess)
+    return e;
+  int splits = environment().nvfp4_sm90_split;
+  if (splits == 0) {
+    int wave[kDecodeMaxSplit + 1];
+    decode_waves(k, dev, wave);
+    splits = choose_decode_split(p.n, p.k, wave);
+  }
+  Nvfp4Params q = p;
+  void* args[] = {&tmap_t, &tmap_w, &q, &splits};
+  const int tiles = static_cast<int>(ceil_div(int64_t{p.n}, int64_t{kBlockW}));
+  return sm90::launch_kernel(k.fn, tiles * splits, k.smem, stream, args, programmatic, splits);
+}
+
+cudaError_t launch_dense(const Nvfp4Params& p, const DeviceInfo& dev, bool programmatic, cudaStream_t stream,
                          const char** kernel) {
+  if (p.m <= kDecodeTokens16) return launch_decode(p, dev, programmatic, stream, kernel);
   const bool bf16 = p.a_type == FP8KIT_DTYPE_BF16;
   const int forced = environment().nvfp4_sm90_tokens;
   const Tokens t = forced == tokens_of(Tokens::k128)   ? Tokens::k128

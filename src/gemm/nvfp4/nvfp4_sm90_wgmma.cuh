@@ -1,7 +1,7 @@
 // The 16-bit wgmma with A in registers, for the Hopper NVFP4 W4A16 GEMM:
 // D (m64 x N f32) (+)= A (m64 x k16, four 32-bit registers per thread in
 // the mma.sync m16n8k16 A layout per warp) . B (k16 x N, a shared-memory
-// descriptor, K-major), N = 128 or 256. Device code for sm_90a only: included under
+// descriptor, K-major), N = 16 (decode), 128 or 256 (prefill). Device code for sm_90a only: included under
 // FP8KIT_HAS_WGMMA.
 #pragma once
 
@@ -16,6 +16,8 @@ namespace fp8kit::nvfp4::sm90w {
 // K-major.
 #define FP8KIT_RS_REG(i) ", %" #i
 #define FP8KIT_RS_ACC(i) , "+f"(d[i])
+#define FP8KIT_RS_SEQ_16 FP8KIT_PP_1_7
+#define FP8KIT_RS_TAIL_16 "{%8, %9, %10, %11}, %12", "%13"
 #define FP8KIT_RS_SEQ_128 FP8KIT_PP_1_63
 #define FP8KIT_RS_TAIL_128 "{%64, %65, %66, %67}, %68", "%69"
 #define FP8KIT_RS_SEQ_256 FP8KIT_PP_1_127
@@ -32,8 +34,11 @@ namespace fp8kit::nvfp4::sm90w {
 template <int N, bool kBf16>
 __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t desc_b,
                                          uint32_t scale_d) {
-  static_assert(N == 128 || N == 256, "a token tile's width");
-  if constexpr (N == 256) {
+  static_assert(N == 16 || N == 128 || N == 256, "a token tile's width");
+  if constexpr (N == 16) {
+    if constexpr (kBf16) FP8KIT_RS_CALL(16, "bf16", FP8KIT_RS_TAIL_16);
+    else FP8KIT_RS_CALL(16, "f16", FP8KIT_RS_TAIL_16);
+  } else if constexpr (N == 256) {
     if constexpr (kBf16) FP8KIT_RS_CALL(256, "bf16", FP8KIT_RS_TAIL_256);
     else FP8KIT_RS_CALL(256, "f16", FP8KIT_RS_TAIL_256);
   } else {
@@ -48,6 +53,8 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const uint32_t (&a)[
 #undef FP8KIT_RS_SEQ_256
 #undef FP8KIT_RS_TAIL_128
 #undef FP8KIT_RS_SEQ_128
+#undef FP8KIT_RS_TAIL_16
+#undef FP8KIT_RS_SEQ_16
 #undef FP8KIT_RS_ACC
 #undef FP8KIT_RS_REG
 

@@ -1,0 +1,86 @@
+// The Hopper NVFP4 W4A16 decode kernel (sm_90a; nvfp4_sm90_decode_kernel.cuh):
+// its tile, its shared memory as a struct, the permutation of K it shares
+// with the token warp, and the host's choice of K split. Plain C++: the host
+// side and its tests include it without the CUDA compiler.
+//
+// Orientation as the prefill kernel (nvfp4_sm90_config.hpp): kernel rows are
+// B's weight rows (wgmma M, A from registers), kernel columns the at most 16
+// tokens (wgmma N = 16, B from shared memory).
+//
+// The K permutation. Within each 64-deep K block, wgmma step s (of 4) slot j
+// (of 16) holds K element
+//     pi(s, j) = 16 t + 8 (s / 2) + 4 e + 2 (s % 2) + h,
+// t = (j % 8) / 2, e = j % 2, h = j / 8 (every bit of pi from one source: a
+// bijection). Thread (g, t) of a consumer warp then finds all its A slots of
+// the block in bytes 8t .. 8t + 7 of its two rows: word v (elements
+// 16t + 8v .. + 7, one scale block) placed as pairs (r, r + 4)
+// (nvfp4_placed.cuh, place_e2m1x8) is steps 2v and 2v + 1. The token warp
+// writes the tokens in the same order, so the dot product is the GEMM's.
+#pragma once
+
+#include <cstdint>
+
+#include "core/math.hpp"
+#include "core/nvfp4_layout.hpp"
+#include "gemm/nvfp4/nvfp4_sm90_config.hpp"
+
+namespace fp8kit::nvfp4::sm90w {
+
+constexpr int kDecodeTokens16 = 16;  // the wgmma N: M <= 16
+constexpr int kDecodeAccRegs = kDecodeTokens16 / 2;  // m64 x n16 f32 over 128 threads
+constexpr int kDecodeTokenBytes = kDecodeTokens16 * kTokenRowBytes;  // 2 KB per stage
+constexpr int kDecodeCtasPerSm = 2;  // two CTAs' decode hides each other's waits
+constexpr int kDecodeStages = 8;     // 8.5 KB each: two CTAs in 140 KB, 72 KB of weights in flight per SM
+constexpr int kDecodeMaxSplit = 8;   // the portable cluster size
+// Threads of the producer warpgroup: thread 0 issues the TMA copies, warp
+// kTokenWarp permutes the tokens; the others idle.
+constexpr int kTokenWarp = 1;
+
+struct DecodeStorage {
+  // sT: (16 tokens, 64 K) 16-bit per stage in the permuted K order, 128B-swizzled
+  // (the wgmma's B); on a 1024-byte boundary.
+  alignas(kSwizzleAtomBytes) uint8_t tokens[kDecodeStages][kDecodeTokenBytes];
+  // sR: the same block as TMA lands it (natural K order, 128B-swizzled); after
+  // the K loop, the cluster split's partials (DecodeSlot).
+  alignas(kSwizzleAtomBytes) uint8_t raw[kDecodeStages][kDecodeTokenBytes];
+  // sW: (kBlockW, 32 bytes) packed weights per stage (TMA); after the K
+  // loop, the epilogue's staging.
+  alignas(kSwizzleAtomBytes) uint8_t weights[kDecodeStages][kWeightTileBytes];
+  // sS: the stage's swizzled scale tile (swizzled B scales only).
+  alignas(16) uint8_t scales[kDecodeStages][kScaleTileBytes];
+  uint64_t full[kDecodeStages];   // TMA bytes landed (raw tokens, weights, scales)
+  uint64_t ready[kDecodeStages];  // the token warp has written sT
+  uint64_t empty[kDecodeStages];  // every consumer warp is done with the stage
+};
+constexpr int kDecodeSmemBytes = static_cast<int>(sizeof(DecodeStorage)) + kSwizzleAtomBytes;
+static_assert(kDecodeCtasPerSm * kDecodeSmemBytes <= fp8kit::sm90::kSmemBytesMax, "two CTAs per SM");
+// The split's partials: two consumers x 128 threads x the accumulators.
+constexpr int kDecodeSlotBytes = kConsumers * kWarpgroupThreads * kDecodeAccRegs * 4;
+static_assert(kDecodeSlotBytes <= static_cast<int>(sizeof(DecodeStorage::raw)), "the partials fit sR");
+static_assert(kConsumers * kDecodeTokens16 * staging_pitch(4) <= static_cast<int>(sizeof(DecodeStorage::weights)),
+              "the epilogue's staging fits sW");
+
+// The host's K split: S CTAs of a cluster share a weight tile's K blocks.
+// Time ~ waves of CTAs x (a CTA's K blocks + its fixed cost); the fixed cost,
+// in K blocks of a CTA's stream: the pipeline's fill (about one HBM round
+// trip, ~4 blocks at an SM's share of the bandwidth), the partials' hand-off
+// and the epilogue.
+constexpr int kDecodeFixedBlocks = 8;
+// wave[s]: CTAs resident at once in clusters of s (the device's answer;
+// 0 where a size cannot run). Returns S in 1..kDecodeMaxSplit; no CTA of a
+// split stays without K blocks; ties keep the smaller split.
+inline int choose_decode_split(int64_t n, int64_t k, const int (&wave)[kDecodeMaxSplit + 1]) {
+  const int64_t tiles = ceil_div(n, int64_t{kBlockW});
+  const int64_t nkb = ceil_div(k, int64_t{kBlockK});
+  int best = 1;
+  int64_t best_cost = INT64_MAX;
+  for (int s = 1; s <= kDecodeMaxSplit; ++s) {
+    const int64_t per = ceil_div(nkb, int64_t{s});
+    if (wave[s] <= 0 || (s - 1) * per >= nkb) continue;
+    const int64_t cost = ceil_div(tiles * s, int64_t{wave[s]}) * (per + kDecodeFixedBlocks);
+    if (cost < best_cost) best = s, best_cost = cost;
+  }
+  return best;
+}
+
+}  // namespace fp8kit::nvfp4::sm90w

@@ -1,0 +1,306 @@
+// The Hopper NVFP4 W4A16 decode kernel (sm_90a), M <= 16: a weight stream
+// decoded in registers into m64n16k16 wgmma (nvfp4_sm90_decode_config.hpp
+// states the tile and the K permutation).
+//
+// CTA: 3 warpgroups, two CTAs per SM. Warpgroup 0: thread 0 the producer
+// (per 64-deep K block one TMA box of the 16 tokens, 16 rows x 128 bytes,
+// 128B-swizzled, into sR; one of 128 weight rows x 32 packed bytes into sW;
+// the swizzled scale tile into sS; all on the stage's `full` barrier), warp
+// kTokenWarp the token warp (sR -> sT in the permuted K order, then `ready`).
+// Warpgroups 1 and 2 are the consumers, 64 weight rows each: per K block a
+// thread reads bytes 8t .. 8t + 7 of its rows r = 16 w + g and r + 8 (one
+// LDS.64 each) and their block-t scales, decodes them exactly (value x scale
+// x 2^-7, nvfp4_placed.cuh) into the A registers of four wgmma, decoding
+// block i + 1 while block i's run.
+//
+// K split: the S CTAs of a cluster (launched with the cluster dimension S,
+// grid = tiles x S) take consecutive K ranges of one weight tile; their
+// consumers' accumulators then meet in the leader (rank 0), which reads the
+// other ranks' partials in rank order through distributed shared memory
+// (deterministic) and runs the epilogue (nvfp4_sm90_common.cuh, store_tile).
+//
+// Programmatic launch: the producer issues the first stages' weights and
+// scales before griddepcontrol.wait (the weights are never written by the
+// kernel before), the tokens after it; every other access follows a token.
+#pragma once
+
+#include <cuda.h>  // CUtensorMap (types only)
+#include <cuda/ptx>
+
+#include <cstdint>
+
+#include "gemm/nvfp4/nvfp4_gemm.cuh"
+#include "gemm/nvfp4/nvfp4_sm90_decode_config.hpp"
+
+// As the prefill kernel: device code for sm_90a only (nvfp4_sm90_gemm.cu
+// refuses any other device pass).
+#if FP8KIT_HAS_WGMMA
+#include "gemm/nvfp4/nvfp4_placed.cuh"
+#include "gemm/nvfp4/nvfp4_sm90_common.cuh"
+#include "gemm/nvfp4/nvfp4_sm90_wgmma.cuh"
+#endif
+
+namespace fp8kit::nvfp4::sm90w {
+
+#if FP8KIT_HAS_WGMMA
+
+// This CTA's share of K: blocks [kb0, kb0 + count).
+struct KRange {
+  int kb0;
+  int count;
+};
+__device__ __forceinline__ KRange k_range(int nkb, int splits, int rank) {
+  const int per = (nkb + splits - 1) / splits;
+  const int kb0 = rank * per;
+  const int end = kb0 + per < nkb ? kb0 + per : nkb;
+  return {kb0, end > kb0 ? end - kb0 : 0};
+}
+
+__device__ __forceinline__ void produce_decode(const CUtensorMap* tmap_t, const CUtensorMap* tmap_w,
+                                               const Nvfp4Params& p, TileOrigin o, KRange r, DecodeStorage& s) {
+  hptx::prefetch_tensormap(tmap_t);
+  hptx::prefetch_tensormap(tmap_w);
+  const bool scale_tiles = is_swizzled(p.b_scale_layout);
+  const uint8_t* scale_row = p.b_scale + int64_t{o.w0 / kTileRows} * (padded_blocks(p.k) / kTileBlocks) * kTileBytes;
+  const uint32_t stage_bytes =
+      static_cast<uint32_t>(kDecodeTokenBytes + kWeightTileBytes + (scale_tiles ? kScaleTileBytes : 0));
+  auto weights = [&](int i) {
+    const int st = i % kDecodeStages, kb = r.kb0 + i;
+    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
+                                         &s.full[st], stage_bytes);
+    const int32_t cw[2] = {kb * kPackedRowBytes, o.w0};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, s.weights[st], tmap_w, cw,
+                                    &s.full[st]);
+    if (scale_tiles)
+      cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, s.scales[st],
+                               scale_row + int64_t{kb} * kTileBytes, static_cast<uint32_t>(kScaleTileBytes),
+                               &s.full[st]);
+  };
+  auto tokens = [&](int i) {
+    const int st = i % kDecodeStages;
+    const int32_t ct[2] = {(r.kb0 + i) * kBlockK, 0};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, s.raw[st], tmap_t, ct,
+                                    &s.full[st]);
+  };
+  const int first = r.count < kDecodeStages ? r.count : kDecodeStages;  // the stages start empty
+  for (int i = 0; i < first; ++i) weights(i);
+  hptx::griddep_wait();
+  for (int i = 0; i < first; ++i) tokens(i);
+  for (int i = first; i < r.count; ++i) {
+    hptx::wait_barrier(&s.empty[i % kDecodeStages], ((i / kDecodeStages) & 1u) ^ 1u);
+    weights(i);
+    tokens(i);
+  }
+}
+
+// The token warp: each landed block of tokens into the permuted order. Lane
+// (token n = lane / 2, a = lane % 2) reads the 16-byte pieces of elements
+// 16 t + 8 a .. + 7 (t = 0..3) of its token; token_pairs_split makes piece t
+// word q = (x + q, x + q + 4), which belongs at logical K 16 (2 a + q / 2) +
+// 2 t + 8 (q % 2): 16-byte piece 4 a + q, word t. Both buffers are
+// 128B-swizzled: piece c of row n at c ^ (n % 8).
+__device__ __forceinline__ void permute_tokens(KRange r, DecodeStorage& s, int lane) {
+  constexpr int kPieces = 4;  // per lane, in and out
+  constexpr int kPieceBytes = 16;
+  constexpr int kSwizzleRows = kSwizzleAtomBytes / kTokenRowBytes;  // 8
+  const int n = lane / 2, a = lane % 2, sw = n % kSwizzleRows;
+  for (int i = 0; i < r.count; ++i) {
+    const int st = i % kDecodeStages;
+    hptx::wait_barrier(&s.full[st], (i / kDecodeStages) & 1u);
+    const uint8_t* in = s.raw[st] + n * kTokenRowBytes;
+    uint8_t* out = s.tokens[st] + n * kTokenRowBytes;
+    uint32_t w[kPieces][4];
+#pragma unroll
+    for (int t = 0; t < kPieces; ++t)
+      token_pairs_split(*reinterpret_cast<const uint4*>(in + ((2 * t + a) ^ sw) * kPieceBytes), w[t]);
+#pragma unroll
+    for (int q = 0; q < kPieces; ++q)
+      *reinterpret_cast<uint4*>(out + ((kPieces * a + q) ^ sw) * kPieceBytes) =
+          make_uint4(w[0][q], w[1][q], w[2][q], w[3][q]);
+    // The wgmma reads sT through the async proxy.
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    hptx::arrive_no_state(&s.ready[st]);
+  }
+}
+
+// This thread's A operand of one K block: bytes 8t .. 8t + 7 of rows r and
+// r + 8 (`row`: r's offset in the stage's weight tile) times the rows'
+// block-t scales (`scales`: r's byte low, r + 8's next), a[s] for step s.
+template <bool kBf16>
+__device__ __forceinline__ void decode_block(const uint8_t* weights, int row, uint32_t scales,
+                                             uint32_t (&a)[kKSteps][4]) {
+  constexpr int kRow8 = 8 * kPackedRowBytes;
+  const uint2 lo = *reinterpret_cast<const uint2*>(weights + row);
+  const uint2 hi = *reinterpret_cast<const uint2*>(weights + row + kRow8);
+  const uint32_t sc = placed_scale_pair<kBf16>(scales);
+#pragma unroll
+  for (int v = 0; v < 2; ++v) {
+    uint32_t pr[4], ph[4];  // pairs (q, q + 4) of word v of rows r, r + 8
+    place_e2m1x8<kBf16>(v ? lo.y : lo.x, pr);
+    place_e2m1x8<kBf16>(v ? hi.y : hi.x, ph);
+#pragma unroll
+    for (int b = 0; b < 2; ++b) {
+      uint32_t(&f)[4] = a[2 * v + b];  // (r, slots 2t..), (r + 8, 2t..), (r, 2t + 8..), (r + 8, 2t + 8..)
+      f[0] = scale_placed<kBf16>(pr[2 * b], sc, 0);
+      f[1] = scale_placed<kBf16>(ph[2 * b], sc, 1);
+      f[2] = scale_placed<kBf16>(pr[2 * b + 1], sc, 0);
+      f[3] = scale_placed<kBf16>(ph[2 * b + 1], sc, 1);
+    }
+  }
+}
+
+// One consumer's K range into acc (zero for an empty range).
+template <bool kBf16, bool kScaleTiles>
+__device__ __forceinline__ void decode_loop(const Nvfp4Params& p, TileOrigin o, KRange r, DecodeStorage& s,
+                                            int consumer, int thread, float (&acc)[kDecodeAccRegs]) {
+  const int warp = thread / 32, lane = thread % 32, g = lane / 4, t = lane % 4;
+  const bool lane0 = lane == 0;
+  const int local = consumer * kWgmmaM + warp * 16 + g;
+  const int row = local * kPackedRowBytes + 8 * t;
+  const int n_r = o.w0 + local;
+  constexpr uint32_t kByte = 0xff;
+  // Linear scales: words of blocks 4 kb .. from global memory two blocks
+  // ahead; swizzled ones come with the stage.
+  auto scale_pair = [&](int i) -> uint32_t {
+    if (kScaleTiles || i >= r.count) return 0u;
+    const int kb = r.kb0 + i;
+    const uint32_t w = load_scale_word(p.b_scale, p.b_scale_layout, n_r, p.n, kb, p.k_blocks);
+    const uint32_t w8 = load_scale_word(p.b_scale, p.b_scale_layout, n_r + 8, p.n, kb, p.k_blocks);
+    return ((w >> (8 * t)) & kByte) | ((w8 >> (8 * t)) & kByte) << 8;
+  };
+  auto decode = [&](int i, uint32_t sp, uint32_t(&a)[kKSteps][4]) {
+    const int st = i % kDecodeStages;
+    const uint32_t phase = (i / kDecodeStages) & 1u;
+    hptx::wait_barrier(&s.full[st], phase);
+    hptx::wait_barrier(&s.ready[st], phase);
+    if constexpr (kScaleTiles) sp = tile_scale_byte(s.scales[st], local, t) | tile_scale_byte(s.scales[st], local + 8, t) << 8;
+    decode_block<kBf16>(s.weights[st], row, sp, a);
+  };
+#pragma unroll
+  for (int j = 0; j < kDecodeAccRegs; ++j) acc[j] = 0.f;
+  if (r.count == 0) return;
+  uint32_t cur = scale_pair(1), next = scale_pair(2);  // scales of blocks i + 1 and i + 2
+  uint32_t fa[kKSteps][4], fb[kKSteps][4];            // A operands of even / odd blocks
+  decode(0, scale_pair(0), fa);
+  auto step = [&](int i, uint32_t(&a)[kKSteps][4], uint32_t(&b)[kKSteps][4]) {
+    const uint64_t desc = hptx::smem_desc(s.tokens[i % kDecodeStages]);
+    constexpr uint64_t kDescKStep = kWgmmaK * 2 / 16;  // 32 bytes along a swizzled row, in 16-byte units
+    hptx::fence_operands(acc);
+    hptx::wgmma_fence();
+#pragma unroll
+    for (int ks = 0; ks < kKSteps; ++ks) wgmma_rs<kDecodeTokens16, kBf16>(acc, a[ks], desc + ks * kDescKStep, 1u);
+    hptx::wgmma_commit();
+    hptx::wgmma_wait<1>();
+    fence_registers(b[0]);
+    fence_registers(b[1]);
+    fence_registers(b[2]);
+    fence_registers(b[3]);
+    if (i > 0) release(s, (i - 1) % kDecodeStages, lane0);
+    if (i + 1 < r.count) {
+      decode(i + 1, cur, b);
+      cur = next;
+      next = scale_pair(i + 3);
+    }
+  };
+  for (int i = 0; i < r.count; i += 2) {
+    step(i, fa, fb);
+    if (i + 1 < r.count) step(i + 1, fb, fa);
+  }
+  hptx::wgmma_wait<0>();
+  hptx::fence_operands(acc);
+  release(s, (r.count - 1) % kDecodeStages, lane0);
+}
+
+// The split's partials: a non-leader's consumers leave theirs in sR, the
+// leader's add them in rank order. Every thread of every CTA of the cluster
+// passes both cluster barriers (the second keeps a partial alive until the
+// leader has read it).
+__device__ __forceinline__ float4* decode_slot(DecodeStorage& s, int consumer) {
+  return reinterpret_cast<float4*>(s.raw[0]) + consumer * (kWarpgroupThreads * kDecodeAccRegs / 4);
+}
+__device__ __forceinline__ void leave_partial(DecodeStorage& s, int consumer, int thread,
+                                              const float (&acc)[kDecodeAccRegs]) {
+  float4* slot = decode_slot(s, consumer);
+#pragma unroll
+  for (int q = 0; q < kDecodeAccRegs / 4; ++q)
+    slot[q * kWarpgroupThreads + thread] = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
+}
+__device__ __forceinline__ void add_partials(DecodeStorage& s, int consumer, int thread, int splits,
+                                             float (&acc)[kDecodeAccRegs]) {
+  for (int rank = 1; rank < splits; ++rank) {
+    const uint32_t remote = hptx::cluster_address(decode_slot(s, consumer), static_cast<uint32_t>(rank));
+#pragma unroll
+    for (int q = 0; q < kDecodeAccRegs / 4; ++q) {
+      const float4 v = hptx::ld_cluster_f32x4(remote + static_cast<uint32_t>((q * kWarpgroupThreads + thread) * sizeof(float4)));
+      acc[4 * q] += v.x;
+      acc[4 * q + 1] += v.y;
+      acc[4 * q + 2] += v.z;
+      acc[4 * q + 3] += v.w;
+    }
+  }
+}
+__device__ __forceinline__ void cluster_sync() {
+  cuda::ptx::barrier_cluster_arrive();
+  cuda::ptx::barrier_cluster_wait();
+}
+
+#endif  // FP8KIT_HAS_WGMMA
+
+// Grid: ceil(N / 128) x splits CTAs, clusters of `splits` along x when
+// splits > 1; tmap_t: the tokens in boxes of 16 rows x 64 elements.
+template <bool kBf16>
+__global__ void __launch_bounds__(kThreads, kDecodeCtasPerSm)
+    nvfp4_sm90_decode_kernel(const __grid_constant__ CUtensorMap tmap_t, const __grid_constant__ CUtensorMap tmap_w,
+                             const Nvfp4Params p, int splits) {
+#if FP8KIT_HAS_WGMMA
+  extern __shared__ uint8_t smem_raw[];
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+  auto& s = *reinterpret_cast<DecodeStorage*>(smem_raw + ((kSwizzleAtomBytes - base % kSwizzleAtomBytes) % kSwizzleAtomBytes));
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < kDecodeStages; ++i) {
+      cuda::ptx::mbarrier_init(&s.full[i], 1);
+      cuda::ptx::mbarrier_init(&s.ready[i], 32);
+      cuda::ptx::mbarrier_init(&s.empty[i], kConsumers * kWarpgroupThreads / 32);
+    }
+    cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+  }
+  __syncthreads();
+  const int rank = static_cast<int>(cuda::ptx::get_sreg_cluster_ctarank());
+  const TileOrigin o{static_cast<int>(blockIdx.x / splits) * kBlockW, 0};
+  const KRange r = k_range((p.k + kBlockK - 1) / kBlockK, splits, rank);
+  const int warpgroup = threadIdx.x / kWarpgroupThreads;
+  const int thread = threadIdx.x % kWarpgroupThreads;
+  if (warpgroup == 0) {
+    if (threadIdx.x == 0) produce_decode(&tmap_t, &tmap_w, p, o, r, s);
+    if (threadIdx.x / 32 == kTokenWarp) permute_tokens(r, s, threadIdx.x % 32);
+    hptx::griddep_launch_dependents();
+    if (splits > 1) {
+      cluster_sync();
+      cluster_sync();
+    }
+    return;
+  }
+  const int consumer = warpgroup - 1;
+  float acc[kDecodeAccRegs];
+  if (is_swizzled(p.b_scale_layout)) decode_loop<kBf16, true>(p, o, r, s, consumer, thread, acc);
+  else decode_loop<kBf16, false>(p, o, r, s, consumer, thread, acc);
+  hptx::griddep_launch_dependents();
+  if (splits > 1) {
+    if (rank != 0) leave_partial(s, consumer, thread, acc);
+    cluster_sync();
+    if (rank == 0) add_partials(s, consumer, thread, splits, acc);
+    cluster_sync();
+    if (rank != 0) return;
+  }
+  // Both consumers are past their last read of sW: it becomes the staging.
+  hptx::named_barrier<kConsumers * kWarpgroupThreads>(kConsumersDone);
+  uint8_t* staging = s.weights[0] + consumer * kDecodeTokens16 * staging_pitch(4);
+  switch (p.d_type) {
+    case FP8KIT_DTYPE_BF16: store_tile<kDecodeTokens16, __nv_bfloat16>(p, o, consumer, thread, acc, staging); break;
+    case FP8KIT_DTYPE_F16: store_tile<kDecodeTokens16, __half>(p, o, consumer, thread, acc, staging); break;
+    default: store_tile<kDecodeTokens16, float>(p, o, consumer, thread, acc, staging); break;
+  }
+#endif
+}
+
+}  // namespace fp8kit::nvfp4::sm90w
