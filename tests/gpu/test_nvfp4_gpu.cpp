@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/environment.hpp"
 #include "core/nvfp4_layout.hpp"
 #include "reference/fp8_codec.hpp"
 #include "reference/nvfp4_check.hpp"
@@ -48,12 +49,12 @@ constexpr fp8kit_dtype kOuts[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16, FP8KIT_DT
 struct Shape {
   int64_t m, n, k;
 };
-// Decode (M 1 .. 16: the decode tiles), ragged edges in every dimension, K
-// with a half stage (K % 64 == 32) and with a last decode chunk of one to
-// three granules of 32 (K % 128 != 0) after more chunks than a CTA's warps
-// take at once, several M tiles; Hopper's wgmma tile (M >= 64: 256 tokens x
-// 128 weights, 5 stages) with ragged token and weight tiles and more K
-// blocks than stages.
+// Decode (M 1 .. 16: the decode tiles; on Hopper M 9 .. 16 the wgmma decode
+// kernel), ragged edges in every dimension, K with a half stage (K % 64 ==
+// 32) and with a last decode chunk of one to three granules of 32 (K % 128
+// != 0) after more chunks than a CTA's warps take at once, several M tiles;
+// Hopper's wgmma tile (M >= 64: 256 tokens x 128 weights, 5 stages) with
+// ragged token and weight tiles and more K blocks than stages.
 constexpr Shape kShapes[] = {{1, 64, 32},     {3, 333, 96},   {16, 1000, 256}, {31, 130, 608},
                              {129, 257, 160}, {300, 64, 512}, {5, 250, 4128},  {9, 96, 2080},
                              {520, 136, 1056}, {64, 200, 2080}};
@@ -109,6 +110,27 @@ TEST(Nvfp4Dense, WgmmaPaddedRows) {
     c.b_layout = FP8KIT_NVFP4_SCALES_LINEAR;
     run_dense(c, FP8KIT_PATH_SM90_WGMMA);
   }
+}
+
+// Hopper's decode kernel at every K split (1 .. 8 CTAs per cluster, forced
+// through FP8KIT_NVFP4_SM90_SPLIT): ragged last ranks (33 K blocks), a rank
+// past K's end (2 blocks over 3 or more ranks), both scale layouts.
+TEST(Nvfp4Dense, WgmmaDecodeEverySplit) {
+  for (int splits = 1; splits <= 8; ++splits) {
+    setenv("FP8KIT_NVFP4_SM90_SPLIT", std::to_string(splits).c_str(), 1);
+    fp8kit::reload_environment();
+    for (const Shape& sh : {Shape{13, 700, 2080}, Shape{16, 130, 128}}) {
+      Nvfp4Case c{sh.m, sh.n, sh.k};
+      c.a_type = splits % 2 ? FP8KIT_DTYPE_BF16 : FP8KIT_DTYPE_F16;
+      c.d_type = kOuts[splits % 3];
+      c.bias = splits % 2 == 0;
+      c.b_layout = splits % 3 == 0 ? FP8KIT_NVFP4_SCALES_LINEAR : FP8KIT_NVFP4_SCALES_SWIZZLED;
+      SCOPED_TRACE("split " + std::to_string(splits));
+      run_dense(c, FP8KIT_PATH_SM90_WGMMA);
+    }
+  }
+  unsetenv("FP8KIT_NVFP4_SM90_SPLIT");
+  fp8kit::reload_environment();
 }
 
 // ---- Grouped --------------------------------------------------------------

@@ -1,8 +1,8 @@
 // The NVFP4 GEMM registries (core/registry.hpp), dense and grouped, in order
 // of preference: sm120_mma (SM12x, NVFP4 A: the block-scaled FP4 mma),
-// sm90_wgmma (Hopper, dense W4A16 prefill: decoded into bf16 / f16 wgmma), then
-// sm75_hmma (every family: decode to f16 / bf16, HMMA), which takes every
-// valid input except bf16 A below SM80. Which families this build carries is
+// sm90_wgmma (Hopper, dense W4A16 prefill and decode: decoded into bf16 / f16
+// wgmma), then sm75_hmma (every family: decode to f16 / bf16, HMMA), which
+// takes every valid input except bf16 A below SM80. Which families this build carries is
 // fp8kit_build_config.hpp's (FP8KIT_WITH_NVFP4_*).
 #include <array>
 #include <mutex>

@@ -27,6 +27,12 @@
 namespace fp8kit::nvfp4::sm90w {
 
 constexpr int kDecodeTokens16 = 16;  // the wgmma N: M <= 16
+// Tokens from which the host prefers this kernel: at M <= 8 sm75_hmma's
+// 8-token decode tile (n8 MMAs, half the tensor work and token loads) is
+// faster on the H200 (1 x 4096 x 4096 in a graph: 7.1 against 11.4 us;
+// 16 x 28672 x 4096 at 16 tokens: 57.3 against 35.5 here;
+// docs/perf/log/2026-12-03-nvfp4-sm90-decode.md).
+constexpr int kDecodeMinTokens = 9;
 constexpr int kDecodeAccRegs = kDecodeTokens16 / 2;  // m64 x n16 f32 over 128 threads
 constexpr int kDecodeTokenBytes = kDecodeTokens16 * kTokenRowBytes;  // 2 KB per stage
 constexpr int kDecodeCtasPerSm = 2;  // two CTAs' decode hides each other's waits

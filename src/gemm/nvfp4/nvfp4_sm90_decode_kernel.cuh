@@ -154,7 +154,6 @@ template <bool kBf16, bool kScaleTiles>
 __device__ __forceinline__ void decode_loop(const Nvfp4Params& p, TileOrigin o, KRange r, DecodeStorage& s,
                                             int consumer, int thread, float (&acc)[kDecodeAccRegs]) {
   const int warp = thread / 32, lane = thread % 32, g = lane / 4, t = lane % 4;
-  const bool lane0 = lane == 0;
   const int local = consumer * kWgmmaM + warp * 16 + g;
   const int row = local * kPackedRowBytes + 8 * t;
   const int n_r = o.w0 + local;
@@ -195,7 +194,7 @@ __device__ __forceinline__ void decode_loop(const Nvfp4Params& p, TileOrigin o, 
     fence_registers(b[1]);
     fence_registers(b[2]);
     fence_registers(b[3]);
-    if (i > 0) release(s, (i - 1) % kDecodeStages, lane0);
+    if (i > 0) hptx::arrive_no_state(&s.empty[(i - 1) % kDecodeStages]);
     if (i + 1 < r.count) {
       decode(i + 1, cur, b);
       cur = next;
@@ -208,7 +207,7 @@ __device__ __forceinline__ void decode_loop(const Nvfp4Params& p, TileOrigin o, 
   }
   hptx::wgmma_wait<0>();
   hptx::fence_operands(acc);
-  release(s, (r.count - 1) % kDecodeStages, lane0);
+  hptx::arrive_no_state(&s.empty[(r.count - 1) % kDecodeStages]);
 }
 
 // The split's partials: a non-leader's consumers leave theirs in sR, the
@@ -260,7 +259,7 @@ __global__ void __launch_bounds__(kThreads, kDecodeCtasPerSm)
     for (int i = 0; i < kDecodeStages; ++i) {
       cuda::ptx::mbarrier_init(&s.full[i], 1);
       cuda::ptx::mbarrier_init(&s.ready[i], 32);
-      cuda::ptx::mbarrier_init(&s.empty[i], kConsumers * kWarpgroupThreads / 32);
+      cuda::ptx::mbarrier_init(&s.empty[i], kConsumers * kWarpgroupThreads);  // every consumer thread, after its reads
     }
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }

@@ -1,8 +1,8 @@
 // NVFP4 GEMM on Hopper (sm_90a only), W4A16: the weights decoded in
 // registers into bf16 / f16 wgmma, the tokens by TMA. Two kernels: prefill
-// (at least sm90w::kMinTokens rows, nvfp4_sm90_kernel.cuh) and decode (at
-// most sm90w::kDecodeTokens16, nvfp4_sm90_decode_kernel.cuh, K split over a
-// cluster). Host side: which problems it takes, the tensor maps, the split
+// (at least sm90w::kMinTokens rows, nvfp4_sm90_kernel.cuh) and decode
+// (sm90w::kDecodeMinTokens to kDecodeTokens16 rows, nvfp4_sm90_decode_kernel.cuh,
+// K split over a cluster). Host side: which problems it takes, the tensor maps, the split
 // and the launch. The rows between, W4A4 and grouped problems run sm75_hmma.
 #include "arch/config.hpp"
 
@@ -102,9 +102,13 @@ std::string refusal(const Nvfp4Params& p, const DeviceInfo& dev) {
   if (std::string no = sm90::hopper_refusal(dev, kMaxSmem); !no.empty()) return no;
   if (p.a_type == FP8KIT_DTYPE_NVFP4)
     return "sm90_wgmma takes 16-bit activations (W4A16); NVFP4 activations (W4A4) run sm75_hmma";
+  if (p.m < kDecodeMinTokens)
+    return "sm90_wgmma takes " + std::to_string(kDecodeMinTokens) +
+           " tokens or more; fewer run the 8-token decode tile of sm75_hmma";
   if (p.m > kDecodeTokens16 && p.m < kMinTokens)
-    return "sm90_wgmma takes at most " + std::to_string(kDecodeTokens16) + " or at least " +
-           std::to_string(kMinTokens) + " tokens; " + std::to_string(p.m) + " run the CTA tiles of sm75_hmma";
+    return "sm90_wgmma takes " + std::to_string(kDecodeMinTokens) + "-" + std::to_string(kDecodeTokens16) +
+           " or at least " + std::to_string(kMinTokens) + " tokens; " + std::to_string(p.m) +
+           " run the CTA tiles of sm75_hmma";
   if (!granular(p.a, p.lda * 2) || !granular(p.b, p.ldb))
     return "sm90_wgmma reads A and B by TMA: their base addresses and row strides must be multiples of 16 bytes";
   if (ctas_of(p, Tokens::k128) > INT_MAX) return "the problem needs more than 2^31 - 1 CTAs of sm90_wgmma";
