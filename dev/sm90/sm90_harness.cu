@@ -8,6 +8,7 @@
 //   sm90_harness sanitize                      small cases over every tile and split-K (for compute-sanitizer)
 //   sm90_harness bench MODE SUITE [M,N,K ...]  the plan's time per shape (MODE: tensor|token-channel|block)
 //   sm90_harness sweep MODE SUITE [M,N,K ...]  every tile x split candidate per shape (workspace and cluster)
+//   --accumulate fast (after SUITE)          bench or sweep with FAST accumulation (vector modes)
 //
 // Exit status 0 only if every check passed (2: bad usage, 3: CUDA failure).
 #include <cuda_runtime.h>
@@ -234,7 +235,8 @@ double time_us(Launch&& launch) {
   return t[t.size() / 2];
 }
 
-void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, const DeviceInfo& dev, void* ws) {
+void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, bool fast, const DeviceInfo& dev,
+                void* ws) {
   const int64_t m = s.m, n = s.n, k = s.k, kb = ceil_div(k, kScaleBlock);
   const size_t ab = static_cast<size_t>((m + n) * k);
   const int sets = static_cast<int>(std::clamp<size_t>(kRotateBytes / ab + 1, 1, kMaxSets));
@@ -257,10 +259,11 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, const
   env.workspace = ws;
   env.workspace_size = kWorkspace;
   env.workspace_zeroed = true;
+  env.fast_accumulation = fast;
   const bool block = mode == fp8bench::Mode::Block;
   const sm90::ClusterFit fit = sm90::cluster_fit(dev);
   const sm90::Plan chosen =
-      sm90::make_plan(p.m, p.n, p.k, block, dev.sm_count, kWorkspace, sm90::ClusterForce::kPlan, fit);
+      sm90::make_plan(p.m, p.n, p.k, block, dev.sm_count, kWorkspace, sm90::ClusterForce::kPlan, fit, fast);
   std::vector<sm90::Plan> plans{chosen};
   if (sweep) {
     plans.clear();
@@ -268,10 +271,12 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, const
                                   block ? sm90::Shape::k256x128Block : sm90::Shape::k256x128,
                                   block ? sm90::Shape::k128x192Block : sm90::Shape::k128x192};
     if (chosen.swap) tiles = {chosen.shape};
+    // Split-K where the unsplit grid leaves SMs idle (the plan splits no full grid).
     for (sm90::Shape t : tiles)
       for (int splits : {1, 2, 3, 4, 6, 8, 12, 16}) {
         const sm90::Plan pl = sm90::plan_for(t, splits, p.m, p.n, p.k, dev.sm_count, kWorkspace);
-        if (pl.splits == splits) plans.push_back(pl);
+        const bool full = int64_t{pl.tiles_x} * pl.tiles_y >= dev.sm_count;
+        if (pl.splits == splits && (splits == 1 || !full)) plans.push_back(pl);
       }
     // Cluster splits (cluster_split.cuh) that run in one wave.
     for (sm90::Shape t : tiles)
@@ -291,8 +296,8 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, const
     });
     const bool is_plan = pl.shape == chosen.shape && pl.splits == chosen.splits && pl.cluster == chosen.cluster &&
                          pl.cluster_splits == chosen.cluster_splits;
-    std::printf("%-7s %5lld %6lld %6lld %-22s splits %2d%s units %5d %9.1f us %7.1f TFLOP/s %7.1f GB/s%s\n",
-                fp8bench::mode_name(mode), static_cast<long long>(m), static_cast<long long>(n),
+    std::printf("%-7s%s %5lld %6lld %6lld %-22s splits %2d%s units %5d %9.1f us %7.1f TFLOP/s %7.1f GB/s%s\n",
+                fp8bench::mode_name(mode), fast ? ",fast" : "", static_cast<long long>(m), static_cast<long long>(n),
                 static_cast<long long>(k), kernel, pl.splits, pl.cluster_splits > 1 ? " cluster" : "", pl.num_units, us,
                 flop / us * 1e-6, bytes / us * 1e-3, sweep && is_plan ? "  <- plan" : "");
     std::fflush(stdout);
@@ -301,9 +306,18 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, const
 
 int bench(int argc, char** argv, bool sweep) {
   fp8bench::Mode mode;
-  if (argc < 4 || !fp8bench::parse_mode(argv[2], &mode)) throw fp8bench::BadArgs("usage: bench|sweep MODE SUITE [M,N,K ...]");
+  if (argc < 4 || !fp8bench::parse_mode(argv[2], &mode))
+    throw fp8bench::BadArgs("usage: bench|sweep MODE SUITE [--accumulate fast|promote] [M,N,K ...]");
   std::vector<fp8bench::ShapeFilter> filters;
+  bool fast = false;
   for (int i = 4; i < argc; ++i) {
+    if (std::string(argv[i]) == "--accumulate") {
+      const std::string how = i + 1 < argc ? argv[++i] : "";
+      if (how != "fast" && how != "promote") throw fp8bench::BadArgs("--accumulate takes fast or promote");
+      if (how == "fast" && mode == fp8bench::Mode::Block) throw fp8bench::BadArgs("block scales always promote");
+      fast = how == "fast";
+      continue;
+    }
     fp8bench::ShapeFilter f;
     if (!fp8bench::parse_filter(argv[i], &f)) throw fp8bench::BadArgs(std::string("bad shape filter ") + argv[i]);
     filters.push_back(f);
@@ -312,7 +326,7 @@ int bench(int argc, char** argv, bool sweep) {
   const ref::DeviceBuffer ws(kWorkspace);
   zero_fill(ws);
   for (const fp8bench::Shape& s : fp8bench::load_suite(argv[3], false, filters))
-    time_shape(s, mode, sweep, dev, ws.get());
+    time_shape(s, mode, sweep, fast, dev, ws.get());
   return fp8bench::kExitOk;
 }
 
@@ -324,7 +338,9 @@ int main(int argc, char** argv) {
     if (cmd == "check") return check(argc > 2 && std::string(argv[2]) == "quick");
     if (cmd == "sanitize") return sanitize();
     if (cmd == "bench" || cmd == "sweep") return bench(argc, argv, cmd == "sweep");
-    std::fprintf(stderr, "usage: sm90_harness check [quick] | sanitize | bench|sweep MODE SUITE [M,N,K ...]\n");
+    std::fprintf(stderr,
+                 "usage: sm90_harness check [quick] | sanitize | bench|sweep MODE SUITE [--accumulate fast|promote] "
+                 "[M,N,K ...]\n");
     return fp8bench::kExitBadInput;
   } catch (const fp8bench::BadArgs& e) {
     std::fprintf(stderr, "sm90_harness: %s\n", e.what());

@@ -499,9 +499,48 @@ TEST(Sm90Plan, WideNOnlyWhereItsWavesWin) {
           SCOPED_TRACE(label(m, n, k, block, kH200Sms, kAnyWorkspace));
           const Plan l = sm90::plan_for(block ? Shape::k128x128Block : Shape::k128x128, 1, m, n, k, kH200Sms, 0);
           EXPECT_GE(int64_t{l.tiles_x} * l.tiles_y, kH200Sms);
-          EXPECT_LT(sm90::normal_tile_cost(p, block, kH200Sms), sm90::normal_tile_cost(l, block, kH200Sms));
+          const sm90::Summing how = sm90::summing_of(block, false);
+          EXPECT_LT(sm90::normal_tile_cost(p, how, kH200Sms), sm90::normal_tile_cost(l, how, kH200Sms));
           EXPECT_LT(sm90::waves_of(int64_t{p.tiles_x} * p.tiles_y, kH200Sms),
                     sm90::waves_of(int64_t{l.tiles_x} * l.tiles_y, kH200Sms));
+        }
+}
+
+// FAST accumulation: the full-grid tile by its own costs (the H200 sweep of
+// docs/perf/log/2026-12-03-fast-tiles.md: each pin is that shape's fastest
+// of the three tiles); it never moves a split, so the workspace a plan needs
+// is the same in both modes.
+TEST(Sm90Plan, FastAccumulationPicksByItsOwnCosts) {
+  struct Pin {
+    int m, n, k;
+    Shape fast, promoted;
+  };
+  const Pin pins[] = {
+      {8192, 8192, 8192, Shape::k128x192, Shape::k128x128},    // fast 921.7 us, 128 x 128 976.6
+      {4096, 4096, 4096, Shape::k256x128, Shape::k128x128},    // fast 124.1 us, 128 x 128 129.2
+      {8192, 24576, 1536, Shape::k256x128, Shape::k128x128},   // fast 609.0 us, 128 x 128 651.6
+      {512, 28672, 4096, Shape::k128x128, Shape::k128x128},    // fast 96.5 us, 128 x 192 103.2
+      {4096, 2112, 7168, Shape::k128x192, Shape::k128x192},    // fast 109.4 us, 128 x 128 142.6
+  };
+  for (const Pin& pin : pins) {
+    SCOPED_TRACE(label(pin.m, pin.n, pin.k, false, kH200Sms, kAnyWorkspace));
+    const Plan fast = sm90::make_plan(pin.m, pin.n, pin.k, false, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kPlan,
+                                      sm90::ClusterFit{}, true);
+    const Plan promoted = sm90::make_plan(pin.m, pin.n, pin.k, false, kH200Sms, kAnyWorkspace);
+    EXPECT_EQ(static_cast<int>(fast.shape), static_cast<int>(pin.fast));
+    EXPECT_EQ(static_cast<int>(promoted.shape), static_cast<int>(pin.promoted));
+  }
+  for (int m : {1, 16, 64, 65, 200, 512, 4096})
+    for (int n : {300, 2112, 4096, 28672})
+      for (int k : {512, 4224, 7168})
+        for (bool block : {false, true}) {
+          SCOPED_TRACE(label(m, n, k, block, kH200Sms, kAnyWorkspace));
+          const Plan fast = sm90::make_plan(m, n, k, block, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kPlan,
+                                            sm90::ClusterFit{}, true);
+          const Plan promoted = sm90::make_plan(m, n, k, block, kH200Sms, kAnyWorkspace);
+          EXPECT_EQ(fast.workspace_bytes(), promoted.workspace_bytes());
+          EXPECT_EQ(fast.splits, promoted.splits);
+          if (block) EXPECT_EQ(static_cast<int>(fast.shape), static_cast<int>(promoted.shape));
         }
 }
 

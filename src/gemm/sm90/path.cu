@@ -53,15 +53,18 @@ bool accepts(const GemmParams& p, const DeviceInfo& dev, std::string* why) {
   return no.empty();
 }
 
-sm90::Plan plan_of(const GemmParams& p, const DeviceInfo& dev, size_t workspace_available) {
+sm90::Plan plan_of(const GemmParams& p, const DeviceInfo& dev, size_t workspace_available, bool fast_accum) {
   // FP8KIT_SM90_CLUSTER (core/environment.hpp) overrides the plan's 2-CTA
   // clusters for tests and benchmarks; tiles without cluster code and split-K
   // plans keep cluster 1 (sm90::cluster_legal).
   return sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, workspace_available, environment().sm90_cluster,
-                         sm90::cluster_fit(dev));
+                         sm90::cluster_fit(dev), fast_accum);
 }
 
-size_t workspace_size(const GemmParams& p, const DeviceInfo& dev) { return plan_of(p, dev, SIZE_MAX).workspace_bytes(); }
+// The accumulation mode moves only full-grid tiles, which never split (make_plan).
+size_t workspace_size(const GemmParams& p, const DeviceInfo& dev) {
+  return plan_of(p, dev, SIZE_MAX, false).workspace_bytes();
+}
 
 // A and B as sides, and the plan's X / Y views of them. A's block scales are
 // [k_blocks, M] (the per-row side's K-block stride is M). The shared side of
@@ -173,7 +176,7 @@ namespace {
 cudaError_t launch(const GemmParams& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
                    const char** kernel_name) {
   const size_t avail = env.workspace ? env.workspace_size : 0;
-  return sm90::launch_plan(p, dev, env, stream, plan_of(p, dev, avail), kernel_name);
+  return sm90::launch_plan(p, dev, env, stream, plan_of(p, dev, avail, env.fast_accumulation), kernel_name);
 }
 
 const void* probe() {

@@ -45,26 +45,36 @@ constexpr size_t kCounterBytes = size_t{kMaxSplitTiles} * kConsumers * sizeof(un
 static_assert(kCounterBytes % kWorkspaceAlign == 0, "partials start aligned");
 static_assert(kSwapMaxM <= row(Shape::k128x64Swap).block_n, "a swapped tile has one tile along Y");
 // Makespan model of the normal tiles, in times of one 128 x 128 K block:
-// waves x (K blocks per unit x block cost + tile overhead). The 256 x 128 K
-// block costs 2.0-2.2 of the 128 x 128 one (its single accumulator waits
-// for each sub-tile's wgmma; the 128 x 128 tile double-buffers), and a tile
-// costs about 4 K blocks beyond its K loop (epilogue, pipeline fill).
-constexpr double k128x128BlockCost = 1.0;
-constexpr double k128x128TileOverhead = 4.0;
-constexpr double k256x128BlockCost = 2.2;
-constexpr double k256x128TileOverhead = 6.0;
-// Block-scale tiles keep one accumulator at 128 x 128 too, so the 256 x 128
-// tile costs less beside it: compared by waves only, at this cost.
+// waves x (K blocks per unit x block cost + tile overhead), a cost per tile
+// shape and per way its K blocks are summed (TileCosts below). A tile costs
+// about 4 K blocks beyond its K loop (epilogue, pipeline fill; the v6 K sweep).
+struct TileCost {
+  double block;     // one K block of the tile, in 128 x 128 K blocks
+  double overhead;  // the tile beyond its K loop, in the same unit
+};
+struct TileCosts {
+  TileCost t128x128, t256x128, t128x192;
+};
+// Promoted vector scales. The 256 x 128 K block costs 2.0-2.2 of the
+// 128 x 128 one (its single accumulator waits for each sub-tile's wgmma;
+// the 128 x 128 tile double-buffers; the v8 sweep). The 128 x 192 tile:
+// 1.5x the FLOPs of a 128 x 128 tile per K block for 1.25x its X and Y
+// bytes, with one accumulator (the other consumer's wgmma covers a
+// promotion); 1.6 fits the long-K tensor row (docs/perf/log/2026-12-01-wide-n-tile.md).
+constexpr TileCosts kPromotedCosts{{1.0, 4.0}, {2.2, 6.0}, {1.6, 5.0}};
+// FAST accumulation: no promotion, so one accumulator no longer serialises
+// the wide tiles and their lower L2 traffic per FLOP shows. Least-squares fit
+// (log time, 128 x 128 fixed at 1.0 / 4.0) to the H200 sweep of every full-grid
+// suite shape at M >= 512 (54 shapes, docs/perf/log/2026-12-03-fast-tiles.md):
+// tensor 1.98 / 5.5 and 1.43 / 5.0; token x channel, fitted apart, the same.
+constexpr TileCosts kFastCosts{{1.0, 4.0}, {1.98, 5.5}, {1.43, 5.0}};
+// Block-scale tiles keep one accumulator at 128 x 128 too, so they are
+// compared by waves only, at these costs per wave: the 256 x 128 tile 1.8
+// (v8's rule, restored with one accumulator in fc956c6); the 128 x 192 one
+// predicted 1.55, measured 1.42-1.52, kept until the block rows a lower
+// value would switch (2048 / 8192 x 2112 x 7168) are measured
+// (docs/perf/log/2026-12-01-wide-n-tile.md).
 constexpr double k256x128WaveCostBlockScales = 1.8;
-// The 128 x 192 tiles: 1.5x the FLOPs of a 128 x 128 tile per K
-// block, for 1.25x its X and Y bytes, with one accumulator (the other
-// consumer's wgmma covers a promotion, as in the 256 x 128 tile).
-// Predicted from the 256 x 128 tile's cost (2.2 per 2x FLOPs); measured
-// (docs/perf/log/2026-12-01-wide-n-tile.md): 1.6 fits the long-K tensor row; block tiles
-// ran at 1.42-1.52 per wave, kept at 1.55 until the rows a lower value
-// would switch (block 2048 / 8192 x 2112 x 7168) are measured.
-constexpr double k128x192BlockCost = 1.6;
-constexpr double k128x192TileOverhead = 5.0;
 constexpr double k128x192WaveCostBlockScales = 1.55;
 
 struct Plan {
@@ -204,26 +214,40 @@ inline int decode_splits(const Plan& one, int sm_count) {
   return std::max(1, std::min(static_cast<int>(sm_count / tiles), one.k_blocks / kMinSplitKBlocksSmall));
 }
 
+// How a normal tile's K blocks are summed, for the makespan model.
+enum class Summing { kPromoted, kFast, kBlockScales };
+inline Summing summing_of(bool block_scales, bool fast_accum) {
+  return block_scales ? Summing::kBlockScales : fast_accum ? Summing::kFast : Summing::kPromoted;
+}
+
 // Makespan of an unsplit plan of a normal tile by the model above, in
 // 128 x 128 K blocks (block scales: in 128 x 128 waves).
-inline double normal_tile_cost(const Plan& one, bool block_scales, int sm_count) {
+inline double normal_tile_cost(const Plan& one, Summing how, int sm_count) {
   const double waves = static_cast<double>(waves_of(int64_t{one.tiles_x} * one.tiles_y, sm_count));
   const bool wide_m = one.block_m > row(Shape::k128x128).block_m;
   const bool wide_n = one.block_n > row(Shape::k128x128).block_n;
-  if (block_scales) return waves * (wide_m ? k256x128WaveCostBlockScales : wide_n ? k128x192WaveCostBlockScales : 1.0);
-  const double block_cost = wide_m ? k256x128BlockCost : wide_n ? k128x192BlockCost : k128x128BlockCost;
-  const double overhead = wide_m ? k256x128TileOverhead : wide_n ? k128x192TileOverhead : k128x128TileOverhead;
-  return waves * (one.k_blocks * block_cost + overhead);
+  if (how == Summing::kBlockScales)
+    return waves * (wide_m ? k256x128WaveCostBlockScales : wide_n ? k128x192WaveCostBlockScales : 1.0);
+  const TileCosts& costs = how == Summing::kFast ? kFastCosts : kPromotedCosts;
+  const TileCost& c = wide_m ? costs.t256x128 : wide_n ? costs.t128x192 : costs.t128x128;
+  return waves * (one.k_blocks * c.block + c.overhead);
 }
 
-// On a full grid: the 128 x 192 tile instead of `chosen` (the 128 x 128 or
-// the 256 x 128 tile) where the model says it is shorter, i.e. where N's
-// 128-wide tiles leave a ragged last wave that 192-wide ones fill better
-// (512 x 6144: 192 tiles of 128 x 128, two waves, against 128 of 128 x 192,
-// one). Never split.
-inline Plan with_wide_n(const Plan& chosen, int m, int n, int k, bool block_scales, int sm_count) {
-  const Plan n1 = plan_for(block_scales ? Shape::k128x192Block : Shape::k128x192, 1, m, n, k, sm_count, 0);
-  return normal_tile_cost(n1, block_scales, sm_count) < normal_tile_cost(chosen, block_scales, sm_count) ? n1 : chosen;
+// On a full grid: the shortest of the 128 x 128, 256 x 128 and 128 x 192
+// tiles by the model, so the 128 x 192 one where N's 128-wide tiles leave a
+// ragged last wave that 192-wide ones fill better (512 x 6144: 192 tiles of
+// 128 x 128, two waves, against 128 of 128 x 192, one). Never split.
+inline Plan full_grid_plan(int m, int n, int k, Summing how, int sm_count) {
+  const bool block = how == Summing::kBlockScales;
+  const Plan candidates[] = {
+      plan_for(block ? Shape::k128x128Block : Shape::k128x128, 1, m, n, k, sm_count, 0),
+      plan_for(block ? Shape::k256x128Block : Shape::k256x128, 1, m, n, k, sm_count, 0),
+      plan_for(block ? Shape::k128x192Block : Shape::k128x192, 1, m, n, k, sm_count, 0),
+  };
+  const Plan* best = &candidates[0];
+  for (const Plan& c : candidates)
+    if (normal_tile_cost(c, how, sm_count) < normal_tile_cost(*best, how, sm_count)) best = &c;
+  return *best;
 }
 
 // ---- 2-CTA clusters with TMA multicast of the shared operand ---------------
@@ -289,11 +313,13 @@ inline Plan cluster_plan(Plan pl, int sm_count, ClusterForce force) {
 // `workspace_available`: bytes the caller passed; SIZE_MAX asks for the best plan.
 //
 // Decode (M <= 64) takes the swapped tile, split along K to fill one wave
-// (decode_splits). Otherwise the 128 x 128, the 256 x 128 or the 128 x 192
-// tile, whichever the makespan model above says is shorter; split-K only
-// when the 128 x 128 tiles fill at most half the SMs; then 2-CTA clusters
-// where cluster_plan says so (`cluster`: a development override,
-// FP8KIT_SM90_CLUSTER).
+// (decode_splits). Otherwise, on a full grid of 128 x 128 tiles, the
+// shortest tile by the makespan model for the way K blocks are summed
+// (`fast_accum`: FAST accumulation; full_grid_plan); on a partial grid the
+// 128 x 128 tile, split-K when its tiles fill at most half the SMs; then
+// 2-CTA clusters where cluster_plan says so (`cluster`: a development
+// override, FP8KIT_SM90_CLUSTER). `fast_accum` moves only the full-grid tile
+// choice, which never splits, so a plan's workspace does not depend on it.
 // Splits are costly here: a split writes and reads back an f32 partial tile,
 // 4x the bytes of its bf16 output (docs/perf/log/2026-11-30-pipeline-and-tiles.md).
 // Cluster splits (`fit`: the device's cluster capacity; the default plans
@@ -304,7 +330,8 @@ inline Plan cluster_plan(Plan pl, int sm_count, ClusterForce force) {
 // and compiled into the 128 x 128 tiles the code cost every unsplit launch
 // of them 2-4% (docs/perf/log/2026-12-01-integrated-run.md).
 inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available,
-                      ClusterForce cluster = ClusterForce::kPlan, const ClusterFit& fit = ClusterFit{}) {
+                      ClusterForce cluster = ClusterForce::kPlan, const ClusterFit& fit = ClusterFit{},
+                      bool fast_accum = false) {
   const bool swap = m <= kSwapMaxM;
   const int k_blocks = static_cast<int>(ceil_div(k, kBlockK));
   if (swap) {
@@ -315,20 +342,10 @@ inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size
     return ws;
   }
   const Shape large = block_scales ? Shape::k128x128Block : Shape::k128x128;
-  const Shape wide = block_scales ? Shape::k256x128Block : Shape::k256x128;
   const Plan l1 = plan_for(large, 1, m, n, k, sm_count, 0);
-  const Plan w1 = plan_for(wide, 1, m, n, k, sm_count, 0);
   const int64_t large_tiles = int64_t{l1.tiles_x} * l1.tiles_y;
-  const int64_t wide_tiles = int64_t{w1.tiles_x} * w1.tiles_y;
-  if (large_tiles >= sm_count) {
-    const double large_waves = static_cast<double>(waves_of(large_tiles, sm_count));
-    const double wide_waves = static_cast<double>(waves_of(wide_tiles, sm_count));
-    const bool wide_wins =
-        block_scales ? wide_waves * k256x128WaveCostBlockScales < large_waves
-                     : wide_waves * (k_blocks * k256x128BlockCost + k256x128TileOverhead) <
-                           large_waves * (k_blocks * k128x128BlockCost + k128x128TileOverhead);
-    return cluster_plan(with_wide_n(wide_wins ? w1 : l1, m, n, k, block_scales, sm_count), sm_count, cluster);
-  }
+  if (large_tiles >= sm_count)
+    return cluster_plan(full_grid_plan(m, n, k, summing_of(block_scales, fast_accum), sm_count), sm_count, cluster);
   const int splits =
       std::max(1, std::min(static_cast<int>(sm_count / large_tiles), k_blocks / kMinSplitKBlocksLarge));
   return cluster_plan(plan_for(large, splits, m, n, k, sm_count, workspace_available), sm_count, cluster);
