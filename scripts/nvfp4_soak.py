@@ -2,6 +2,7 @@
 """NVFP4 soak: random fp8kit NVFP4 calls for N minutes on one GPU, then a report.
 
     python3 scripts/nvfp4_soak.py --minutes 10 [--seed S] [--check-every 300] [--json out.json]
+                                  [--progress running.json]
 
 Each step draws one of: quantise (bf16 / f16, swizzled or linear, with or without
 RMSNorm), dense W4A4 or W4A16 GEMM (odd M, N and K at the smallest legal
@@ -11,6 +12,8 @@ empty experts), or a CUDA graph of a few GEMMs replayed with new inputs. Every
 dequantised operands; device memory (torch's allocator and cudaMemGetInfo) is
 sampled every few seconds. The report gives calls per kind, errors (fp8kit.Error
 or CUDA errors, with the first message), wrong results and the memory drift.
+`--progress` rewrites the report so far (atomically, "finished": false) at every
+memory sample, so a soak that outlives its terminal can be read part-way.
 Exit status 0 only with no error and no wrong result.
 
 Needs torch with CUDA and the fp8kit package (PYTHONPATH=python, FP8KIT_LIBRARY=
@@ -19,6 +22,7 @@ build/src/libfp8kit.so in a source tree).
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
@@ -207,12 +211,32 @@ def memory():
             "device_used": total - free}
 
 
+def report_of(seed, minutes, soak, start_mem, samples, end_mem, elapsed_s, finished):
+    return {
+        "seed": seed, "minutes": minutes, "elapsed_s": round(elapsed_s, 1), "finished": finished,
+        "calls": dict(soak.calls), "total_calls": sum(soak.calls.values()),
+        "errors": soak.errors, "wrong_results": soak.wrong, "results_checked": soak.checked,
+        "first_error": soak.first_error,
+        "memory_drift_bytes": {key: end_mem[key] - start_mem[key] for key in end_mem},
+        "memory_peak_device_used": max([s["device_used"] for s in samples] + [end_mem["device_used"]]),
+        "device": torch.cuda.get_device_name(), "capability": list(torch.cuda.get_device_capability()),
+    }
+
+
+def write_json(path, report):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(report, f, indent=2)
+    os.replace(tmp, path)  # a reader never sees half a report
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--minutes", type=float, default=10.0)
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--check-every", type=int, default=300)
     p.add_argument("--json", default=None, help="write the report here too")
+    p.add_argument("--progress", default=None, help="rewrite the report so far here at every memory sample")
     args = p.parse_args()
     if not torch.cuda.is_available():
         print("nvfp4_soak: no CUDA GPU", file=sys.stderr)
@@ -232,20 +256,16 @@ def main():
             torch.cuda.synchronize()
             samples.append(memory())
             last = time.time()
+            if args.progress:
+                write_json(args.progress,
+                           report_of(seed, args.minutes, soak, start_mem, samples, samples[-1], last - t0, False))
     torch.cuda.synchronize()
     end_mem = memory()
-    report = {
-        "seed": seed, "minutes": args.minutes, "calls": soak.calls, "total_calls": sum(soak.calls.values()),
-        "errors": soak.errors, "wrong_results": soak.wrong, "results_checked": soak.checked,
-        "first_error": soak.first_error,
-        "memory_drift_bytes": {key: end_mem[key] - start_mem[key] for key in end_mem},
-        "memory_peak_device_used": max([s["device_used"] for s in samples] + [end_mem["device_used"]]),
-        "device": torch.cuda.get_device_name(), "capability": list(torch.cuda.get_device_capability()),
-    }
+    report = report_of(seed, args.minutes, soak, start_mem, samples, end_mem, time.time() - t0, True)
     print(json.dumps(report, indent=2))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(report, f, indent=2)
+    for path in (args.json, args.progress):
+        if path:
+            write_json(path, report)
     return 0 if soak.errors == 0 and soak.wrong == 0 else 1
 
 
