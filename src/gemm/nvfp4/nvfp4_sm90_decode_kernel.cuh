@@ -183,11 +183,11 @@ __device__ __forceinline__ void decode_loop(const Nvfp4Params& p, TileOrigin o, 
   decode(0, scale_pair(0), fa);
   auto step = [&](int i, uint32_t(&a)[kKSteps][4], uint32_t(&b)[kKSteps][4]) {
     const uint64_t desc = hptx::smem_desc(s.tokens[i % kDecodeStages]);
-    constexpr uint64_t kDescKStep = kWgmmaK * 2 / 16;  // 32 bytes along a swizzled row, in 16-byte units
+    constexpr uint32_t kDescKStep = kWgmmaK * 2 / 16;  // 32 bytes along a swizzled row, in 16-byte units
     hptx::fence_operands(acc);
     hptx::wgmma_fence();
 #pragma unroll
-    for (int ks = 0; ks < kKSteps; ++ks) wgmma_rs<kDecodeTokens16, kBf16>(acc, a[ks], desc + ks * kDescKStep, 1u);
+    for (int ks = 0; ks < kKSteps; ++ks) wgmma_rs<kDecodeTokens16, kBf16>(acc, a[ks], desc_advance(desc, ks * kDescKStep), 1u);
     hptx::wgmma_commit();
     hptx::wgmma_wait<1>();
     fence_registers(b[0]);

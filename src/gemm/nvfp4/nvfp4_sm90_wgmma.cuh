@@ -11,6 +11,16 @@
 
 namespace fp8kit::nvfp4::sm90w {
 
+// B's descriptor `units` 16-byte units further along its swizzled rows. The
+// start address is the low word's low 14 bits and a K step inside a row of a
+// 1024-byte-aligned tile never carries out of them: one 32-bit add, and the
+// high word stays the constant it is (a 64-bit add costs a carry chain and a
+// register move per wgmma).
+__device__ __forceinline__ uint64_t desc_advance(uint64_t desc, uint32_t units) {
+  constexpr uint64_t kHighWord = ~uint64_t{0xFFFFFFFFu};
+  return (desc & kHighWord) | (static_cast<uint32_t>(desc) + units);
+}
+
 // Operands: the R = N / 2 accumulators (%0 .. %R-1), A's registers
 // (%R .. %R+3), B's descriptor (%R+4), scale-d (%R+5). imm-trans-b 0: B is
 // K-major.
