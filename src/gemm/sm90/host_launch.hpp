@@ -102,11 +102,13 @@ inline fp8kit_tensor_cores tensor_cores(int cap) {
 
 // Clusters of `cluster` CTAs of kernel `fn` that the device holds at once
 // (the GPCs' SM counts may leave an SM without a partner), asked once per
-// device and kept in `cache` (0: not asked yet); 0 when the runtime cannot say.
+// device and kept in `cache` as the answer + 1 (0: not asked yet), so that a
+// size that cannot run (answer 0) is not asked again at every launch; 0 when
+// the runtime cannot say (not kept: the next launch asks again).
 inline int resident_clusters(const void* fn, int smem, int cluster, int device, std::atomic<int>* cache) {
   std::atomic<int>* slot = device < kAttrDevices ? cache + device : nullptr;
   if (slot)
-    if (const int n = slot->load(std::memory_order_acquire); n > 0) return n;
+    if (const int kept = slot->load(std::memory_order_acquire); kept > 0) return kept - 1;
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeClusterDimension;
   attr.val.clusterDim = {static_cast<unsigned>(cluster), 1, 1};
@@ -121,7 +123,7 @@ inline int resident_clusters(const void* fn, int smem, int cluster, int device, 
     cudaGetLastError();  // not sticky; leave no error behind
     return 0;
   }
-  if (slot) slot->store(n, std::memory_order_release);
+  if (slot) slot->store(n + 1, std::memory_order_release);
   return n;
 }
 
