@@ -139,12 +139,12 @@ void decode_waves(const Kernel& k, const DeviceInfo& dev, int (&wave)[kDecodeMax
 
 cudaError_t launch_decode(const Nvfp4Params& p, const DeviceInfo& dev, bool programmatic, cudaStream_t stream,
                           const char** kernel) {
-  const Kernel k = decode_kernel_of(p.a_type == FP8KIT_DTYPE_BF16);
+  const bool bf16 = p.a_type == FP8KIT_DTYPE_BF16;
+  const Kernel k = decode_kernel_of(bf16);
   *kernel = k.name;
   CUtensorMap tmap_t{}, tmap_w{};
   if (!encode_tokens(&tmap_t, p, kDecodeTokens16) || !encode_weights(&tmap_w, p)) return cudaErrorInvalidValue;
-  if (const cudaError_t e =
-          sm90::allow_smem(k.fn, k.smem, dev.device, g_decode_smem_set[p.a_type == FP8KIT_DTYPE_BF16 ? 0 : 1]);
+  if (const cudaError_t e = sm90::allow_smem(k.fn, k.smem, dev.device, g_decode_smem_set[bf16 ? 0 : 1]);
       e != cudaSuccess)
     return e;
   int splits = environment().nvfp4_sm90_split;
