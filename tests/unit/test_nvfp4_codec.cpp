@@ -231,8 +231,8 @@ TEST(Nvfp4Plan, Sm90TokenTileFillsTheWaves) {
 }
 
 // The Hopper decode kernel's K split over a cluster: the fewest waves times
-// each CTA's stream plus its fixed cost, never an empty rank nor a cluster
-// size the device cannot hold.
+// each CTA's stream plus its fixed cost, plus the hand-off per rank, never an
+// empty rank nor a cluster size the device cannot hold.
 TEST(Nvfp4Plan, Sm90DecodeSplitFillsOneWave) {
   using nvfp4::sm90w::choose_decode_split;
   using nvfp4::sm90w::kDecodeMaxSplit;
@@ -244,9 +244,15 @@ TEST(Nvfp4Plan, Sm90DecodeSplitFillsOneWave) {
   EXPECT_EQ(choose_decode_split(28672, 4096, wave), 1);   // 224 tiles fill the wave unsplit
   EXPECT_EQ(choose_decode_split(7168, 2048, wave), 4);    // 224 CTAs; 5 would take two waves
   EXPECT_EQ(choose_decode_split(64, 32, wave), 1);        // one K block
-  EXPECT_EQ(choose_decode_split(64, 192, wave), 3);       // three K blocks: no rank without one
+  EXPECT_EQ(choose_decode_split(64, 192, wave), 1);       // three K blocks: the hand-off costs what a split saves
+  EXPECT_EQ(choose_decode_split(64, 6 * 64, wave), 2);    // six: two ranks of three
   wave[8] = 0;                                            // clusters of 8 cannot run
-  EXPECT_EQ(choose_decode_split(4096, 4096, wave), 7);
+  EXPECT_EQ(choose_decode_split(4096, 4096, wave), 6);    // 7 saves one block per CTA and pays one more rank
+  // The H200's own answers (clusters of 8 hold 240 CTAs, not 256).
+  const int h200[kDecodeMaxSplit + 1] = {0, 264, 264, 237, 248, 235, 234, 224, 240};
+  EXPECT_EQ(choose_decode_split(4096, 4096, h200), 6);    // measured: 10.1 us, 11.3 at 7, 14.2 at 8
+  EXPECT_EQ(choose_decode_split(2112, 7168, h200), 8);    // 17 tiles: 136 CTAs of 14 K blocks
+  EXPECT_EQ(choose_decode_split(28672, 4096, h200), 1);
   EXPECT_LE(nvfp4::sm90w::kDecodeCtasPerSm * nvfp4::sm90w::kDecodeSmemBytes, sm90::kSmemBytesMax);
 }
 

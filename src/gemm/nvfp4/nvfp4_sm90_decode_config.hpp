@@ -67,11 +67,17 @@ static_assert(kConsumers * kDecodeTokens16 * staging_pitch(4) <= static_cast<int
               "the epilogue's staging fits sW");
 
 // The host's K split: S CTAs of a cluster share a weight tile's K blocks.
-// Time ~ waves of CTAs x (a CTA's K blocks + its fixed cost); the fixed cost,
-// in K blocks of a CTA's stream: the pipeline's fill (about one HBM round
-// trip, ~4 blocks at an SM's share of the bandwidth), the partials' hand-off
-// and the epilogue.
+// Time ~ waves of CTAs x (a CTA's K blocks + its fixed cost) + the split's
+// hand-off, all in K blocks of a CTA's stream. The fixed cost: the
+// pipeline's fill (about one HBM round trip, ~4 blocks at an SM's share of
+// the bandwidth) and the epilogue. The hand-off: the leader reads each other
+// rank's partials (8 KB through distributed shared memory) one after
+// another, behind a cluster barrier that waits for the slowest rank; fitted
+// to the H200 sweep of every split over 10 shapes
+// (docs/perf/log/2026-12-04-nvfp4-decode-profile.md): one block per rank past
+// the first (4096 x 4096: 6 CTAs per cluster, 10.1 us, where 7 took 11.3).
 constexpr int kDecodeFixedBlocks = 8;
+constexpr int kDecodeRankBlocks = 1;
 // wave[s]: CTAs resident at once in clusters of s (the device's answer;
 // 0 where a size cannot run). Returns S in 1..kDecodeMaxSplit; no CTA of a
 // split stays without K blocks; ties keep the smaller split.
@@ -83,7 +89,8 @@ inline int choose_decode_split(int64_t n, int64_t k, const int (&wave)[kDecodeMa
   for (int s = 1; s <= kDecodeMaxSplit; ++s) {
     const int64_t per = ceil_div(nkb, int64_t{s});
     if (wave[s] <= 0 || (s - 1) * per >= nkb) continue;
-    const int64_t cost = ceil_div(tiles * s, int64_t{wave[s]}) * (per + kDecodeFixedBlocks);
+    const int64_t cost =
+        ceil_div(tiles * s, int64_t{wave[s]}) * (per + kDecodeFixedBlocks) + int64_t{kDecodeRankBlocks} * (s - 1);
     if (cost < best_cost) best = s, best_cost = cost;
   }
   return best;
