@@ -12,7 +12,8 @@
 // fraction of the copy roof (the bytes each contender must read: packed
 // NVFP4 plus its scales, bf16 or e4m3 weights). Values are not checked here:
 // tests/gpu/test_nvfp4_gpu.cpp checks every path against the reference.
-// Then masked grouped decode rows (nvfp4_grouped.cpp) unless --no-grouped.
+// Then grouped rows (nvfp4_grouped.cpp) unless --no-grouped: masked decode in a
+// graph, and contiguous prefill beside a loop of dense calls per expert.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -184,7 +185,10 @@ int run(const std::vector<Shape>& shapes, int iters, int warmups, double budget_
     }
     if (!have_lt) std::printf("%-18s cublaslt_bf16: %s\n", label, why.c_str());
   }
-  if (grouped) run_nvfp4_grouped_decode(stream, warmups, iters, copy_gbs, &rows);
+  if (grouped) {
+    run_nvfp4_grouped_decode(stream, warmups, iters, copy_gbs, &rows);
+    run_nvfp4_grouped_prefill(timer, stream, warmups, iters, budget_ms, &rows);
+  }
   if (!json_path.empty()) {
     std::ofstream(json_path) << nlohmann::ordered_json{{"copy_bandwidth_gbs", copy_gbs}, {"rows", rows}}.dump(2)
                              << "\n";
@@ -208,7 +212,7 @@ int main(int argc, char** argv) {
   app.add_option("--budget-ms", budget_ms, "time budget per shape");
   app.add_option("--json", json, "write the rows here");
   bool no_grouped = false;
-  app.add_flag("--no-grouped", no_grouped, "skip the grouped masked decode rows");
+  app.add_flag("--no-grouped", no_grouped, "skip the grouped rows (masked decode, contiguous prefill)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

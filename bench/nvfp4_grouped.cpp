@@ -1,10 +1,14 @@
-// Masked grouped NVFP4 decode as a server's MoE layer runs it: each expert's
-// slab holds up to kMaxM routed tokens (W4A16: bf16 activations), the counts
-// come from a fixed top-k routing of the batch, and a CUDA graph of
-// kGraphGemms calls walks kLayers distinct layers (weights past L2). The
-// figure is the bytes of the experts the batch touches (packed weights and
-// their swizzled scales) over the time per call, as a fraction of the copy
-// roof.
+// Grouped NVFP4 W4A16 GEMMs as a server's MoE layer runs them (bf16
+// activations, the counts from a fixed top-k routing of the batch):
+// - masked decode: each expert's slab holds up to kMaxM routed tokens, a CUDA
+//   graph of kGraphGemms calls walks kLayers distinct layers (weights past
+//   L2); the figure is the bytes of the experts the batch touches (packed
+//   weights and their swizzled scales) over the time per call, as a fraction
+//   of the copy roof;
+// - contiguous prefill: the routed rows of all experts one after another, one
+//   grouped call beside a loop of one dense call per non-empty expert over the
+//   same buffers (what a caller without a grouped kernel runs), timed
+//   interleaved, steady; the figure is loop time / grouped time.
 #include "nvfp4_grouped.hpp"
 
 #include <cstdio>
@@ -35,6 +39,14 @@ constexpr Case kCases[] = {
     {"qwen3-30b-a3b gate_up", 128, 8, 1, 1536, 2048},
     {"mixtral-8x7b gate_up", 8, 2, 16, 28672, 4096},
     {"mixtral-8x7b down", 8, 2, 4, 4096, 14336},
+};
+// The same experts at prefill batch sizes: 512 to 16,384 routed rows.
+constexpr Case kPrefillCases[] = {
+    {"qwen3-30b-a3b gate_up", 128, 8, 64, 1536, 2048},
+    {"qwen3-30b-a3b gate_up", 128, 8, 512, 1536, 2048},
+    {"qwen3-30b-a3b gate_up", 128, 8, 2048, 1536, 2048},
+    {"mixtral-8x7b gate_up", 8, 2, 256, 28672, 4096},
+    {"mixtral-8x7b gate_up", 8, 2, 2048, 28672, 4096},
 };
 
 // Rows per expert of a top-k routing of `tokens` tokens: token t takes the
@@ -109,6 +121,66 @@ void run_nvfp4_grouped_decode(cudaStream_t stream, int warmups, int replays, dou
       std::printf("%-26s %7d %s\n", c.name, c.tokens, t.error.c_str());
     }
     rows->push_back(r);
+  }
+}
+
+void run_nvfp4_grouped_prefill(Timer& timer, cudaStream_t stream, int warmups, int iters, double budget_ms,
+                               nlohmann::ordered_json* rows) {
+  using namespace fp8kit::nvfp4;
+  std::printf("%-26s %7s %7s %11s %9s %10s %9s  %s\n", "grouped contiguous", "tokens", "rows", "grouped us",
+              "TFLOP/s", "loop us", "loop / g", "path");
+  for (const Case& c : kPrefillCases) {
+    const std::vector<int32_t> counts = route(c);
+    std::vector<int32_t> ends(counts.size());
+    int64_t rows_total = 0;
+    for (size_t e = 0; e < counts.size(); ++e) ends[e] = static_cast<int32_t>(rows_total += counts[e]);
+    const int64_t w_bytes = c.n * c.k / 2, s_bytes = scale_bytes(c.n, c.k, FP8KIT_NVFP4_SCALES_SWIZZLED);
+    DeviceBuffer w, ws, a, d, offs;
+    auto* wp = static_cast<uint8_t*>(w.reserve(c.experts * w_bytes));
+    fill_normal_e4m3(wp, c.experts * w_bytes, 11, stream);
+    auto* sp = static_cast<uint8_t*>(ws.reserve(c.experts * s_bytes));
+    BENCH_CUDA(cudaMemsetAsync(sp, kUnitScaleE4m3, c.experts * s_bytes, stream));
+    auto* ap = static_cast<uint8_t*>(a.reserve(rows_total * c.k * 2));
+    BENCH_CUDA(cudaMemsetAsync(ap, kSmallBf16Byte, rows_total * c.k * 2, stream));
+    auto* dp = static_cast<uint8_t*>(d.reserve(rows_total * c.n * 2));
+    BENCH_CUDA(cudaMemcpyAsync(offs.reserve(ends.size() * 4), ends.data(), ends.size() * 4, cudaMemcpyHostToDevice,
+                               stream));
+    BENCH_CUDA(cudaStreamSynchronize(stream));
+    fp8kit_gemm_options o = FP8KIT_GEMM_OPTIONS_INIT;
+    fp8kit_nvfp4_grouped_gemm_desc g = FP8KIT_NVFP4_GROUPED_GEMM_DESC_INIT;
+    g.layout = FP8KIT_GROUPED_CONTIGUOUS, g.experts = c.experts, g.rows = rows_total, g.n = c.n, g.k = c.k;
+    g.offs = static_cast<const int32_t*>(offs.get());
+    fp8kit_nvfp4_operands& op = g.op;
+    op.a = ap, op.lda = c.k, op.a_type = FP8KIT_DTYPE_BF16;
+    op.b = wp, op.ldb = c.k / 2, op.b_type = FP8KIT_DTYPE_NVFP4, op.b_scale = sp;
+    op.d = dp, op.ldd = c.n, op.d_type = FP8KIT_DTYPE_BF16;
+    fp8kit_path path = FP8KIT_PATH_AUTO;
+    check(fp8kit_nvfp4_grouped_gemm_select(&g, &o, &path));
+    auto grouped = [&](int) { check(fp8kit_nvfp4_grouped_gemm(&g, &o, stream)); };
+    // Expert e's rows [ends[e] - counts[e], ends[e]) of A and D, its weights and scales.
+    auto loop = [&](int) {
+      for (size_t e = 0; e < counts.size(); ++e) {
+        if (counts[e] == 0) continue;
+        const int64_t r0 = ends[e] - counts[e];
+        fp8kit_nvfp4_gemm_desc x = FP8KIT_NVFP4_GEMM_DESC_INIT;
+        x.m = counts[e], x.n = c.n, x.k = c.k;
+        x.op = op;
+        x.op.a = ap + r0 * c.k * 2, x.op.b = wp + e * w_bytes, x.op.b_scale = sp + e * s_bytes;
+        x.op.d = dp + r0 * c.n * 2;
+        check(fp8kit_nvfp4_gemm(&x, &o, stream));
+      }
+    };
+    const std::vector<Timing> t = timer.time(warmups, iters, budget_ms, {grouped, loop});
+    const double tflops = 2.0 * static_cast<double>(rows_total) * c.n * c.k / (t[0].median_us * 1e6);
+    const double ratio = t[1].median_us / t[0].median_us;
+    rows->push_back(nlohmann::ordered_json{{"grouped", c.name}, {"layout", "contiguous"}, {"tokens", c.tokens},
+                                           {"routed_rows", rows_total}, {"experts", c.experts}, {"top_k", c.top_k},
+                                           {"n", c.n}, {"k", c.k}, {"contender", "nvfp4_w4a16_contiguous"},
+                                           {"path", fp8kit_path_name(path)}, {"us", t[0].median_us},
+                                           {"tflops", tflops}, {"loop_us", t[1].median_us},
+                                           {"loop_over_grouped", ratio}});
+    std::printf("%-26s %7d %7ld %11.1f %9.1f %10.1f %9.2f  %s\n", c.name, c.tokens, static_cast<long>(rows_total),
+                t[0].median_us, tflops, t[1].median_us, ratio, fp8kit_path_name(path));
   }
 }
 
