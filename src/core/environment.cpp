@@ -1,5 +1,6 @@
 #include "core/environment.hpp"
 
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -13,6 +14,15 @@ namespace {
 bool is_one(const char* name) {
   const char* v = std::getenv(name);
   return v && std::strcmp(v, "1") == 0;
+}
+
+// A positive decimal integer that fits an int; 0 for anything else (unset,
+// empty, signs, trailing characters).
+int positive_from(const char* v) {
+  if (v == nullptr || *v < '1' || *v > '9') return 0;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  return *end == '\0' && n <= INT_MAX ? static_cast<int>(n) : 0;
 }
 
 ClusterOverride cluster_from(const char* v) {
@@ -42,11 +52,7 @@ Environment read() {
     for (int allowed : {128, 256})
       if (std::strcmp(t, std::to_string(allowed).c_str()) == 0) env.nvfp4_sm90_tokens = allowed;
   }
-  if (const char* t = std::getenv("FP8KIT_NVFP4_SM90_SPLIT")) {
-    constexpr int kMaxSplit = 8;  // the portable cluster size
-    for (int allowed = 1; allowed <= kMaxSplit; ++allowed)
-      if (std::strcmp(t, std::to_string(allowed).c_str()) == 0) env.nvfp4_sm90_split = allowed;
-  }
+  env.nvfp4_sm90_split = positive_from(std::getenv("FP8KIT_NVFP4_SM90_SPLIT"));
   return env;
 }
 

@@ -31,8 +31,10 @@ struct Environment {
   // FP8KIT_NVFP4_SM90_TOKENS: 128 or 256 tokens per tile of the Hopper NVFP4
   // kernel; unset or anything else: 0, the plan's choice.
   int nvfp4_sm90_tokens = 0;
-  // FP8KIT_NVFP4_SM90_SPLIT: 1 .. 8 CTAs per cluster splitting K in the
-  // Hopper NVFP4 decode kernel; unset or anything else: 0, the plan's choice.
+  // FP8KIT_NVFP4_SM90_SPLIT: CTAs per cluster splitting K in the Hopper
+  // NVFP4 decode kernel, as a positive integer; unset or anything else: 0.
+  // The kernel's launcher takes 1 .. its cluster limit (8) and the plan's
+  // choice for anything else.
   int nvfp4_sm90_split = 0;
 };
 

@@ -6,7 +6,9 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 
+#include "core/environment.hpp"
 #include "fp8kit/fp8kit.h"
 
 namespace {
@@ -226,4 +228,19 @@ TEST(Nvfp4Validation, ValidInputsReachTheDevice) {
   fp8kit_nvfp4_quantize_desc q = valid_quantize();
   const fp8kit_status sq = fp8kit_nvfp4_quantize(&q, nullptr);
   EXPECT_TRUE(sq == FP8KIT_STATUS_UNSUPPORTED || sq == FP8KIT_STATUS_INVALID_ARGUMENT) << fp8kit_last_error();
+}
+
+// FP8KIT_NVFP4_SM90_SPLIT as the environment reads it: a positive decimal
+// integer or 0 (the launcher then keeps 1 .. its cluster limit).
+TEST(Nvfp4Validation, SplitEnvironmentIsAPositiveInteger) {
+  const std::pair<const char*, int> cases[] = {{"1", 1},  {"8", 8},   {"12", 12}, {"0", 0},  {"-2", 0},
+                                               {"+3", 0}, {"3x", 0},  {"", 0},    {" 4", 0}, {"99999999999", 0}};
+  for (const auto& [text, want] : cases) {
+    setenv("FP8KIT_NVFP4_SM90_SPLIT", text, 1);
+    fp8kit::reload_environment();
+    EXPECT_EQ(fp8kit::environment().nvfp4_sm90_split, want) << "'" << text << "'";
+  }
+  unsetenv("FP8KIT_NVFP4_SM90_SPLIT");
+  fp8kit::reload_environment();
+  EXPECT_EQ(fp8kit::environment().nvfp4_sm90_split, 0);
 }

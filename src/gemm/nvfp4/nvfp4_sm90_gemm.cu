@@ -147,8 +147,8 @@ cudaError_t launch_decode(const Nvfp4Params& p, const DeviceInfo& dev, bool prog
   if (const cudaError_t e = sm90::allow_smem(k.fn, k.smem, dev.device, g_decode_smem_set[bf16 ? 0 : 1]);
       e != cudaSuccess)
     return e;
-  int splits = environment().nvfp4_sm90_split;
-  if (splits == 0) {
+  int splits = environment().nvfp4_sm90_split;  // forced: 1 .. kDecodeMaxSplit, else the plan's
+  if (splits < 1 || splits > kDecodeMaxSplit) {
     int wave[kDecodeMaxSplit + 1];
     decode_waves(k, dev, wave);
     splits = choose_decode_split(p.n, p.k, wave);
