@@ -40,13 +40,17 @@ constexpr Case kCases[] = {
     {"mixtral-8x7b gate_up", 8, 2, 16, 28672, 4096},
     {"mixtral-8x7b down", 8, 2, 4, 4096, 14336},
 };
-// The same experts at prefill batch sizes: 512 to 16,384 routed rows.
+// The same experts at prefill batch sizes: 512 to 32,768 routed rows, gate_up
+// and down.
 constexpr Case kPrefillCases[] = {
     {"qwen3-30b-a3b gate_up", 128, 8, 64, 1536, 2048},
     {"qwen3-30b-a3b gate_up", 128, 8, 512, 1536, 2048},
     {"qwen3-30b-a3b gate_up", 128, 8, 2048, 1536, 2048},
+    {"qwen3-30b-a3b gate_up", 128, 8, 4096, 1536, 2048},
+    {"qwen3-30b-a3b down", 128, 8, 2048, 2048, 768},
     {"mixtral-8x7b gate_up", 8, 2, 256, 28672, 4096},
     {"mixtral-8x7b gate_up", 8, 2, 2048, 28672, 4096},
+    {"mixtral-8x7b down", 8, 2, 2048, 4096, 14336},
 };
 
 // Rows per expert of a top-k routing of `tokens` tokens: token t takes the
