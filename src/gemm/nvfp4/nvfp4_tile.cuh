@@ -1,8 +1,8 @@
 // The NVFP4 GEMM's CTA tile (main loop and epilogue) and its two kernels,
 // dense and grouped, which run a CTA tile or a decode tile
 // (nvfp4_decode.cuh) by the tile's kind. The layouts, fragments and policies are in
-// nvfp4_gemm.cuh; the grouped expert mapping is the FP8 grouped kernel's
-// (gemm/grouped/mma_sync_grouped_gemm.cuh).
+// nvfp4_gemm.cuh; the grouped expert mapping is every grouped kernel's
+// (gemm/grouped/expert_tiles.cuh, nvfp4_expert.cuh).
 //
 // Pipeline: kStages stages of cp.async for the A and B tiles. The scale words
 // go through registers: each thread loads at most one row's word of stage
@@ -11,12 +11,11 @@
 // visible, so no warp waits on a scale load.
 #pragma once
 
-#include <cub/block/block_scan.cuh>
-
 #include <type_traits>
 
-#include "gemm/grouped/mma_sync_grouped_gemm.cuh"
+#include "gemm/grouped/expert_tiles.cuh"
 #include "gemm/nvfp4/nvfp4_decode.cuh"
+#include "gemm/nvfp4/nvfp4_expert.cuh"
 #include "gemm/nvfp4/nvfp4_gemm.cuh"
 
 namespace fp8kit::nvfp4 {
@@ -155,29 +154,6 @@ __device__ __forceinline__ void gemm_tile(const Nvfp4Params& p, int m0, int n0, 
   }
 }
 
-// Expert t.expert's problem as gemm_tile sees it: base pointers moved to its
-// first row and its weights, row limit its row count.
-__device__ __forceinline__ void expert_problem(const Nvfp4GroupedParams& g, const mma_sync::ExpertTile& t,
-                                               Nvfp4Params* p) {
-  const Nvfp4Params& d = g.dense;
-  const bool masked = g.layout == FP8KIT_GROUPED_MASKED;
-  const int64_t e = t.expert;
-  const int64_t row0 = masked ? e * g.rows : t.start;
-  const int64_t a_row_bytes = d.a_type == FP8KIT_DTYPE_NVFP4 ? d.lda : d.lda * 2;
-  *p = d;
-  p->m = t.rows;
-  p->a = d.a + row0 * a_row_bytes;
-  p->b = d.b + e * g.b_expert_stride;
-  p->b_scale = d.b_scale + e * g.b_scale_expert_stride;
-  // Masked: each expert's A scales are a matrix of its own; contiguous: one
-  // matrix of all T rows, the expert's rows from its first.
-  if (d.a_scale) p->a_scale = d.a_scale + (masked ? e * g.a_scale_expert_stride : 0);
-  p->a_scale_row0 = masked ? 0 : t.start;
-  if (d.alpha) p->alpha = d.alpha + e;
-  p->d = static_cast<uint8_t*>(d.d) + row0 * d.ldd * dtype_bytes(d.d_type);
-  if (d.bias) p->bias = static_cast<const uint8_t*>(d.bias) + e * d.n * dtype_bytes(d.bias_type);
-}
-
 #endif  // FP8KIT_ARCH_IN(any)
 
 // A tile's compile-time constants, whichever its kind.
@@ -228,9 +204,8 @@ __global__ void __launch_bounds__(TileConfig<kTile, kA16>::kThreads, TileConfig<
   const int group_rows = min(slots - first_slot, C::kGroupM);
   const int slot = first_slot + (pid % per_group) % group_rows;
   const int tile_n = (pid % per_group) / group_rows;
-  mma_sync::ExpertTile t;
-  const bool mine = g.layout == FP8KIT_GROUPED_MASKED ? mma_sync::find_masked<C>(g, slot, &t)
-                                                      : mma_sync::find_contiguous<C>(g, slot, smem, &t);
+  grouped::ExpertTile t;
+  const bool mine = grouped::find_expert_tile<C>(g, slot, smem, &t);
   if (!mine) return;  // uniform over the CTA
   Nvfp4Params p;
   expert_problem(g, t, &p);
