@@ -29,7 +29,7 @@ struct Environment {
   // decode tiles; unset or anything else: 0, the plan's choice.
   int nvfp4_decode_warps_n = 0;
   // FP8KIT_NVFP4_SM90_TOKENS: 128 or 256 tokens per tile of the Hopper NVFP4
-  // kernel; unset or anything else: 0, the plan's choice.
+  // prefill and grouped kernels; unset or anything else: 0, the plan's choice.
   int nvfp4_sm90_tokens = 0;
   // FP8KIT_NVFP4_SM90_SPLIT: CTAs per cluster splitting K in the Hopper
   // NVFP4 decode kernel, as a positive integer; unset or anything else: 0.

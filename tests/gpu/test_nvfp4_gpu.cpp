@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "core/environment.hpp"
 #include "core/nvfp4_layout.hpp"
 #include "reference/fp8_codec.hpp"
@@ -139,6 +140,9 @@ struct GroupedRun {
   fp8kit_grouped_layout layout;
   fp8kit_dtype a_type;
   fp8kit_path path;
+  fp8kit_dtype d_type = FP8KIT_DTYPE_BF16;
+  fp8kit_nvfp4_scale_layout scales = FP8KIT_NVFP4_SCALES_SWIZZLED;
+  bool bias = false;  // a bf16 bias [E, N]
 };
 
 // E experts with the given row counts (masked: counts up to max_m; contiguous:
@@ -154,7 +158,8 @@ void run_grouped(const GroupedRun& run, const std::vector<int>& rows, int64_t n,
   for (int r : rows) total += r;
   const int64_t t_rows = masked ? e_count * max_m : total;
   const int64_t lda = a4 ? k / 2 : k, ldb = k / 2, ldd = n;
-  const auto layout = FP8KIT_NVFP4_SCALES_SWIZZLED;
+  const auto layout = run.scales;
+  const int64_t d_bytes_each = fp8kit::dtype_bytes(run.d_type);
   // A as one [t_rows, k] operand (contiguous) or E of [max_m, k] (masked).
   std::vector<uint8_t> a, sa, b, sb;
   if (a4) {
@@ -181,12 +186,18 @@ void run_grouped(const GroupedRun& run, const std::vector<int>& rows, int64_t n,
   }
   std::vector<float> alpha(static_cast<size_t>(e_count));
   for (int64_t e = 0; e < e_count; ++e) alpha[e] = static_cast<float>((1.0 + 0.25 * e) / std::sqrt(double(k)));
+  std::vector<uint16_t> bias(run.bias ? static_cast<size_t>(e_count * n) : 0);
+  {
+    std::normal_distribution<double> nd(0, 1);
+    for (size_t i = 0; i < bias.size(); ++i) ref::store_element(FP8KIT_DTYPE_BF16, bias.data(), int64_t(i), nd(rng()));
+  }
   std::vector<int32_t> groups(static_cast<size_t>(e_count));
   int32_t end = 0;
   for (int64_t e = 0; e < e_count; ++e) groups[e] = masked ? rows[e] : (end += rows[e]);
-  const size_t d_bytes = static_cast<size_t>(std::max<int64_t>(t_rows, 1) * ldd * 2);
+  const size_t d_bytes = static_cast<size_t>(std::max<int64_t>(t_rows, 1) * ldd * d_bytes_each);
   ref::DeviceBuffer da(a.size()), dsa(std::max<size_t>(sa.size(), 1)), db(b.size()), dsb(sb.size()),
-      dalpha(alpha.size() * 4), dg(groups.size() * 4), dd(d_bytes);
+      dalpha(alpha.size() * 4), dg(groups.size() * 4), dd(d_bytes), dbias(std::max<size_t>(bias.size() * 2, 1));
+  if (run.bias) dbias.upload(bias.data(), bias.size() * 2);
   da.upload(a.data(), a.size());
   if (!sa.empty()) dsa.upload(sa.data(), sa.size());
   db.upload(b.data(), b.size());
@@ -203,7 +214,8 @@ void run_grouped(const GroupedRun& run, const std::vector<int>& rows, int64_t n,
   d.op.b = db.get(), d.op.ldb = ldb, d.op.b_type = FP8KIT_DTYPE_NVFP4;
   d.op.b_scale = dsb.get(), d.op.b_scale_layout = layout;
   d.op.alpha = static_cast<const float*>(dalpha.get());
-  d.op.d = dd.get(), d.op.ldd = ldd, d.op.d_type = FP8KIT_DTYPE_BF16;
+  d.op.d = dd.get(), d.op.ldd = ldd, d.op.d_type = run.d_type;
+  if (run.bias) d.op.bias = dbias.get(), d.op.bias_type = FP8KIT_DTYPE_BF16;
   fp8kit_gemm_options o = FP8KIT_GEMM_OPTIONS_INIT;
   o.path = run.path;
   o.checked = 1;
@@ -234,14 +246,16 @@ void run_grouped(const GroupedRun& run, const std::vector<int>& rows, int64_t n,
     const int64_t a_row_base = (a4 && !masked) ? first : 0;  // contiguous NVFP4 A indexes the whole matrix
     for (int64_t m = 0; m < rows[e]; ++m)
       for (int64_t col = 0; col < n; ++col) {
-        const double got = ref::load_element(FP8KIT_DTYPE_BF16, out.data(), (first + m) * ldd + col);
+        const double got = ref::load_element(run.d_type, out.data(), (first + m) * ldd + col);
         const int64_t am = a_row_base + m;
         double v = 0, mag = 0;
         for (int64_t kk = 0; kk < k; ++kk) {
           const double p = g.a.at(am, kk, k) * g.b.at(col, kk, k);
           v += p, mag += std::fabs(p);
         }
-        ref::check_value(v * g.alpha, mag * g.alpha, k, FP8KIT_DTYPE_BF16, run.path, first + m, col, got, &r, &sums);
+        const double bv = run.bias ? ref::load_element(FP8KIT_DTYPE_BF16, bias.data(), e * n + col) : 0.0;
+        ref::check_value(v * g.alpha + bv, mag * g.alpha + std::fabs(bv), k, run.d_type, run.path, first + m, col, got,
+                         &r, &sums);
       }
     row0 += rows[e];
   }
@@ -261,16 +275,44 @@ TEST_P(Nvfp4Grouped, RaggedAndEmptyExperts) {
   run_grouped(run, {130, 0, 64}, 72, 256);         // prefill-sized experts
 }
 
+// Hopper's grouped kernel (sm90_wgmma: prefill-sized experts, W4A16): tiny,
+// empty and tile-straddling experts among large ones, a weight tile past N
+// (its boxes reach the next expert's rows), a K tail of half a stage, both
+// token tiles (forced through FP8KIT_NVFP4_SM90_TOKENS), every output type,
+// linear scales and a bias.
+TEST(Nvfp4Grouped, WgmmaPrefillExperts) {
+  const std::vector<int> rows{300, 0, 1, 77, 129, 256, 64};
+  for (const char* tokens : {"128", "256"}) {
+    setenv("FP8KIT_NVFP4_SM90_TOKENS", tokens, 1);
+    fp8kit::reload_environment();
+    SCOPED_TRACE(std::string(tokens) + "-token tiles");
+    for (int layout = 0; layout < 2; ++layout)
+      for (fp8kit_dtype a : {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16}) {
+        const auto l = layout ? FP8KIT_GROUPED_MASKED : FP8KIT_GROUPED_CONTIGUOUS;
+        run_grouped({l, a, FP8KIT_PATH_SM90_WGMMA}, rows, 200, 1056);
+        run_grouped({l, a, FP8KIT_PATH_SM90_WGMMA, FP8KIT_DTYPE_F32, FP8KIT_NVFP4_SCALES_LINEAR, true}, rows, 136,
+                    320);
+        run_grouped({l, a, FP8KIT_PATH_SM90_WGMMA, FP8KIT_DTYPE_F16, FP8KIT_NVFP4_SCALES_SWIZZLED, true}, {512, 700},
+                    384, 256);
+      }
+  }
+  unsetenv("FP8KIT_NVFP4_SM90_TOKENS");
+  fp8kit::reload_environment();
+}
+
 std::string grouped_name(const ::testing::TestParamInfo<GroupedParam>& info) {
   const fp8kit_path path = std::get<0>(info.param);
-  const char* p = path == FP8KIT_PATH_SM120_MMA ? "Sm120" : path == FP8KIT_PATH_SM75_HMMA ? "Hmma" : "Auto";
+  const char* p = path == FP8KIT_PATH_SM120_MMA   ? "Sm120"
+                  : path == FP8KIT_PATH_SM75_HMMA  ? "Hmma"
+                  : path == FP8KIT_PATH_SM90_WGMMA ? "Wgmma"
+                                                   : "Auto";
   return std::string(p) + (std::get<1>(info.param) ? "_masked_" : "_contiguous_") +
          fp8kit_dtype_name(kATypes[std::get<2>(info.param)]);
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, Nvfp4Grouped,
                          ::testing::Combine(::testing::Values(FP8KIT_PATH_AUTO, FP8KIT_PATH_SM120_MMA,
-                                                              FP8KIT_PATH_SM75_HMMA),
+                                                              FP8KIT_PATH_SM75_HMMA, FP8KIT_PATH_SM90_WGMMA),
                                             ::testing::Range(0, 2), ::testing::Range(0, 3)),
                          grouped_name);
 

@@ -224,6 +224,11 @@ TEST(Nvfp4Plan, Sm90TokenTileFillsTheWaves) {
   EXPECT_EQ(choose_tokens(128, 4096, kH200Sms), Tokens::k128);    // one token tile: half its MMAs empty at 256
   EXPECT_EQ(choose_tokens(2048, 7168, kH200Sms), Tokens::k256);   // 4 waves of 256 beat 7 of 128
   EXPECT_EQ(choose_tokens(1024, 4096, kH200Sms), Tokens::k256);   // one wave either way
+  // Grouped: `groups` experts of m rows each (the host's estimate).
+  EXPECT_EQ(choose_tokens(64, 28672, kH200Sms, 8), Tokens::k128);   // Mixtral gate_up at 256 tokens: 1,792 CTAs either way
+  EXPECT_EQ(choose_tokens(512, 28672, kH200Sms, 8), Tokens::k256);  // at 2,048 tokens: 28 waves of 256, 55 of 128
+  EXPECT_EQ(choose_tokens(128, 1536, kH200Sms, 128), Tokens::k128); // Qwen3 gate_up: one tile per expert at 128
+  EXPECT_EQ(choose_tokens(4096, 4096, kH200Sms, 1), choose_tokens(4096, 4096, kH200Sms));
   // Both tiles fit the opt-in shared memory, and their f32 staging the stages.
   EXPECT_LE(nvfp4::sm90w::TileT<Tokens::k256>::kSmemBytes, sm90::kSmemBytesMax);
   EXPECT_LE(nvfp4::sm90w::TileT<Tokens::k128>::kSmemBytes, sm90::kSmemBytesMax);

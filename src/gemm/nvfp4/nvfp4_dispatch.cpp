@@ -1,7 +1,7 @@
 // The NVFP4 GEMM registries (core/registry.hpp), dense and grouped, in order
 // of preference: sm120_mma (SM12x, NVFP4 A: the block-scaled FP4 mma),
-// sm90_wgmma (Hopper, dense W4A16 prefill and decode: decoded into bf16 / f16
-// wgmma), then sm75_hmma (every family: decode to f16 / bf16, HMMA), which
+// sm90_wgmma (Hopper, W4A16 dense prefill and decode, grouped prefill:
+// decoded into bf16 / f16 wgmma), then sm75_hmma (every family: decode to f16 / bf16, HMMA), which
 // takes every valid input except bf16 A below SM80. Which families this build carries is
 // fp8kit_build_config.hpp's (FP8KIT_WITH_NVFP4_*).
 #include <array>
@@ -131,6 +131,13 @@ cudaError_t wgmma_launch(const Nvfp4Params& p, const DeviceInfo& dev, const Laun
                          const char** k) {
   return nvfp4::wgmma_a16().launch_dense(p, dev, env.programmatic_launch, s, k);
 }
+bool wgmma_takes_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, std::string* why) {
+  return nvfp4::wgmma_a16().takes_grouped(g, dev, why);
+}
+cudaError_t wgmma_launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, const LaunchEnv& env,
+                                 cudaStream_t s, const char** k) {
+  return nvfp4::wgmma_a16().launch_grouped(g, dev, env.programmatic_launch, s, k);
+}
 const void* wgmma_probe() { return nvfp4::wgmma_a16().probe(); }
 fp8kit_tensor_cores wgmma_tensor_cores(int cap) {
   return arch::kHopperWgmma.contains(cap) ? FP8KIT_TC_FALLBACK : FP8KIT_TC_NONE;
@@ -139,6 +146,10 @@ fp8kit_tensor_cores wgmma_tensor_cores(int cap) {
 const KernelPath<Nvfp4Params> kWgmmaPath{
     FP8KIT_PATH_SM90_WGMMA, arch::kHopperWgmma, &build::nvfp4_sm90_images, &wgmma_tensor_cores, &wgmma_takes,
     nullptr, &wgmma_launch, &wgmma_probe, {nvfp4::kWgmmaKernel, nullptr},
+};
+const KernelPath<Nvfp4GroupedParams> kWgmmaGroupedPath{
+    FP8KIT_PATH_SM90_WGMMA, arch::kHopperWgmma, &build::nvfp4_sm90_images, &wgmma_tensor_cores, &wgmma_takes_grouped,
+    nullptr, &wgmma_launch_grouped, &wgmma_probe, {nvfp4::kWgmmaKernel, nullptr},
 };
 #endif
 
@@ -165,6 +176,9 @@ const std::vector<const KernelPath<Nvfp4GroupedParams>*>& registry<Nvfp4GroupedP
   static const std::vector<const KernelPath<Nvfp4GroupedParams>*> paths{
 #ifdef FP8KIT_WITH_NVFP4_SM120
       &kOmmaGroupedPath,
+#endif
+#ifdef FP8KIT_WITH_NVFP4_SM90
+      &kWgmmaGroupedPath,
 #endif
 #ifdef FP8KIT_WITH_NVFP4
       &kHmmaGroupedPath,

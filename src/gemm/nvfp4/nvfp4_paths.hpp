@@ -33,7 +33,8 @@ const FamilyEntry& hmma_bf16_a16();
 // nvfp4_sm120_gemm.cu: the block-scaled FP4 mma.sync, A NVFP4. SM12x (sm_120f).
 const FamilyEntry& omma_a4();
 // nvfp4_sm90_gemm.cu: decoded to bf16 / f16 in registers, wgmma; A 16-bit,
-// dense, prefill- or decode-sized. Hopper (sm_90a).
+// dense (prefill- or decode-sized) and grouped (prefill-sized experts).
+// Hopper (sm_90a).
 const FamilyEntry& wgmma_a16();
 
 // Kernel names in a binary (core/registry.hpp, KernelMatch).
@@ -42,8 +43,8 @@ constexpr const char* kGroupedKernel = "fp8kit::nvfp4::nvfp4_grouped_gemm_kernel
 // The HMMA families' kernels, f16 and bf16 (one path: sm75_hmma).
 constexpr const char* kHmmaPolicy = "fp8kit::nvfp4::Hmma<";
 constexpr const char* kOmmaPolicy = "fp8kit::nvfp4::OmmaSf";
-// The Hopper family's kernels: nvfp4_sm90_gemm_kernel (prefill) and
-// nvfp4_sm90_decode_kernel.
+// The Hopper family's kernels: nvfp4_sm90_gemm_kernel (prefill),
+// nvfp4_sm90_decode_kernel and nvfp4_sm90_grouped_kernel.
 constexpr const char* kWgmmaKernel = "fp8kit::nvfp4::sm90w::nvfp4_sm90_";
 
 }  // namespace fp8kit::nvfp4

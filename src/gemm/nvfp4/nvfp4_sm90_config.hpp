@@ -88,11 +88,13 @@ enum Barrier : int {
 // H200 (both tiles forced, docs/perf/log/2026-12-03-nvfp4-sm90-wgmma.md:
 // 4096^3 takes 1.42x as long at 128 tokens, 512 x 4096^2 (one wave either
 // way) 0.75x; 2048 x 7168 x 2048 at 1.23x is predicted at 1.24). Ties keep
-// the wider tile (fewer decodes, less L2 traffic).
+// the wider tile (fewer decodes, less L2 traffic). `m` is the tokens of one
+// group of `groups` alike (dense: 1 group of M; grouped: the experts at the
+// rows per expert the host knows, nvfp4_sm90_gemm.cu).
 constexpr int64_t kDecodeTokens = 180;
-inline Tokens choose_tokens(int64_t m, int64_t n, int sm_count) {
+inline Tokens choose_tokens(int64_t m, int64_t n, int sm_count, int64_t groups = 1) {
   auto cost = [&](Tokens t) {
-    const int64_t ctas = ceil_div(n, int64_t{kBlockW}) * ceil_div(m, int64_t{tokens_of(t)});
+    const int64_t ctas = groups * ceil_div(n, int64_t{kBlockW}) * ceil_div(m, int64_t{tokens_of(t)});
     return ceil_div(ctas, int64_t{sm_count}) * (tokens_of(t) + kDecodeTokens);
   };
   return cost(Tokens::k128) < cost(Tokens::k256) ? Tokens::k128 : Tokens::k256;
@@ -102,5 +104,8 @@ inline Tokens choose_tokens(int64_t m, int64_t n, int sm_count) {
 // tokens it and the 16-row CTA tile of sm75_hmma take the same time
 // (54 / 53 us at 32 x 4096 x 4096), at 64 it is 2.6x faster (36.6 / 95.6).
 constexpr int64_t kMinTokens = 64;
+// A grouped problem goes to this path from that many rows per expert (the
+// host's estimate: contiguous T / E, masked max_m), by the same measurement.
+constexpr int64_t kMinGroupedTokens = kMinTokens;
 
 }  // namespace fp8kit::nvfp4::sm90w

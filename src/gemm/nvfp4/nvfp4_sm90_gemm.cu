@@ -1,9 +1,11 @@
 // NVFP4 GEMM on Hopper (sm_90a only), W4A16: the weights decoded in
-// registers into bf16 / f16 wgmma, the tokens by TMA. Two kernels: prefill
-// (at least sm90w::kMinTokens rows, nvfp4_sm90_kernel.cuh) and decode
+// registers into bf16 / f16 wgmma, the tokens by TMA. Three kernels: prefill
+// (at least sm90w::kMinTokens rows, nvfp4_sm90_kernel.cuh), decode
 // (sm90w::kDecodeMinTokens to kDecodeTokens16 rows, nvfp4_sm90_decode_kernel.cuh,
-// K split over a cluster). Host side: which problems it takes, the tensor maps, the split
-// and the launch. The rows between, W4A4 and grouped problems run sm75_hmma.
+// K split over a cluster) and grouped (the prefill CTA per expert tile, at
+// least kMinGroupedTokens rows per expert, nvfp4_sm90_grouped_kernel.cuh).
+// Host side: which problems it takes, the tensor maps, the split and the
+// launch. The rows between, W4A4 and smaller experts run sm75_hmma.
 #include "arch/config.hpp"
 
 #if defined(__CUDA_ARCH__) && !FP8KIT_HAS_WGMMA
@@ -17,6 +19,7 @@
 #include "core/environment.hpp"
 #include "gemm/nvfp4/nvfp4_paths.hpp"
 #include "gemm/nvfp4/nvfp4_sm90_decode_kernel.cuh"
+#include "gemm/nvfp4/nvfp4_sm90_grouped_kernel.cuh"
 #include "gemm/nvfp4/nvfp4_sm90_kernel.cuh"
 #include "gemm/sm90/host_launch.hpp"
 
@@ -47,6 +50,22 @@ Kernel kernel_of(bool bf16) {
 Kernel kernel_of(Tokens t, bool bf16) {
   return t == Tokens::k256 ? kernel_of<Tokens::k256>(bf16) : kernel_of<Tokens::k128>(bf16);
 }
+
+// The grouped kernels: the prefill CTA, the same shared memory.
+std::atomic<uint64_t> g_grouped_smem_set[kTokenTiles][2];
+template <Tokens kT>
+Kernel grouped_kernel_of(bool bf16) {
+  constexpr int kSmem = TileT<kT>::kSmemBytes;
+  constexpr bool k256 = kT == Tokens::k256;
+  if (bf16)
+    return {reinterpret_cast<const void*>(&nvfp4_sm90_grouped_kernel<kT, true>), kSmem,
+            k256 ? "nvfp4_sm90_grouped<256,bf16>" : "nvfp4_sm90_grouped<128,bf16>"};
+  return {reinterpret_cast<const void*>(&nvfp4_sm90_grouped_kernel<kT, false>), kSmem,
+          k256 ? "nvfp4_sm90_grouped<256,f16>" : "nvfp4_sm90_grouped<128,f16>"};
+}
+Kernel grouped_kernel_of(Tokens t, bool bf16) {
+  return t == Tokens::k256 ? grouped_kernel_of<Tokens::k256>(bf16) : grouped_kernel_of<Tokens::k128>(bf16);
+}
 constexpr int kMaxSmem =
     TileT<Tokens::k256>::kSmemBytes > TileT<Tokens::k128>::kSmemBytes ? TileT<Tokens::k256>::kSmemBytes
                                                                         : TileT<Tokens::k128>::kSmemBytes;
@@ -61,13 +80,13 @@ Kernel decode_kernel_of(bool bf16) {
           "nvfp4_sm90_decode<16,f16>"};
 }
 
-// Tokens [M, K] 16-bit, boxes (`box_rows` tokens, kBlockK elements), 128B-swizzled.
-bool encode_tokens(CUtensorMap* map, const Nvfp4Params& p, int box_rows) {
+// Tokens [rows, K] 16-bit, boxes (`box_rows` tokens, kBlockK elements), 128B-swizzled.
+bool encode_tokens(CUtensorMap* map, const Nvfp4Params& p, int64_t rows, int box_rows) {
   const PFN_cuTensorMapEncodeTiled_v12000 fn = sm90::encode_fn();
   if (fn == nullptr) return false;
   const CUtensorMapDataType type =
       p.a_type == FP8KIT_DTYPE_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  const cuuint64_t dims[sm90::kTensorRank] = {static_cast<cuuint64_t>(p.k), static_cast<cuuint64_t>(p.m)};
+  const cuuint64_t dims[sm90::kTensorRank] = {static_cast<cuuint64_t>(p.k), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[sm90::kTensorRank - 1] = {static_cast<cuuint64_t>(p.lda) * 2};
   const cuuint32_t box[sm90::kTensorRank] = {kBlockK, static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t elem_strides[sm90::kTensorRank] = {1, 1};
@@ -76,12 +95,12 @@ bool encode_tokens(CUtensorMap* map, const Nvfp4Params& p, int box_rows) {
             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-// Packed weights [N, K / 2] bytes, boxes (kBlockW rows, 32 bytes), unswizzled.
-bool encode_weights(CUtensorMap* map, const Nvfp4Params& p) {
+// Packed weights [rows, K / 2] bytes, boxes (kBlockW rows, 32 bytes), unswizzled.
+bool encode_weights(CUtensorMap* map, const Nvfp4Params& p, int64_t rows) {
   const PFN_cuTensorMapEncodeTiled_v12000 fn = sm90::encode_fn();
   if (fn == nullptr) return false;
   const cuuint64_t dims[sm90::kTensorRank] = {static_cast<cuuint64_t>(p.k / kElementsPerByte),
-                                              static_cast<cuuint64_t>(p.n)};
+                                              static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[sm90::kTensorRank - 1] = {static_cast<cuuint64_t>(p.ldb)};
   const cuuint32_t box[sm90::kTensorRank] = {kPackedRowBytes, kBlockW};
   const cuuint32_t elem_strides[sm90::kTensorRank] = {1, 1};
@@ -92,6 +111,15 @@ bool encode_weights(CUtensorMap* map, const Nvfp4Params& p) {
 
 bool granular(const void* ptr, int64_t ld_bytes) {
   return reinterpret_cast<uintptr_t>(ptr) % sm90::kTmaGranule == 0 && ld_bytes % sm90::kTmaGranule == 0;
+}
+
+// The token tile of `groups` groups of m tokens: FP8KIT_NVFP4_SM90_TOKENS's
+// when it names one, else the plan's.
+Tokens token_tile(int64_t m, int64_t n, int64_t groups, const DeviceInfo& dev) {
+  const int forced = environment().nvfp4_sm90_tokens;
+  if (forced == tokens_of(Tokens::k128)) return Tokens::k128;
+  if (forced == tokens_of(Tokens::k256)) return Tokens::k256;
+  return choose_tokens(m, n, dev.sm_count, groups);
 }
 
 int64_t ctas_of(const Nvfp4Params& p, Tokens t) {
@@ -122,9 +150,44 @@ bool takes_dense(const Nvfp4Params& p, const DeviceInfo& dev, std::string* why) 
   return no.empty();
 }
 
-bool takes_grouped(const Nvfp4GroupedParams&, const DeviceInfo&, std::string* why) {
-  if (why) *why = "sm90_wgmma runs dense NVFP4 GEMMs; grouped ones run sm75_hmma";
-  return false;
+// A grouped problem's rows in the token map (contiguous: T; masked: E x
+// max_m) and in the weight map (E x N).
+int64_t grouped_token_rows(const Nvfp4GroupedParams& g) {
+  return g.layout == FP8KIT_GROUPED_MASKED ? int64_t{g.experts} * g.rows : g.rows;
+}
+int64_t grouped_weight_rows(const Nvfp4GroupedParams& g) { return int64_t{g.experts} * g.dense.n; }
+// Rows per expert as the host knows them (the counts are the device's):
+// masked max_m, contiguous T / E rounded up.
+int64_t grouped_rows_per_expert(const Nvfp4GroupedParams& g) {
+  return g.layout == FP8KIT_GROUPED_MASKED ? g.rows : ceil_div(int64_t{g.rows}, int64_t{g.experts});
+}
+int64_t grouped_ctas(const Nvfp4GroupedParams& g, Tokens t) {
+  return nvfp4_grouped_m_slots(g, tokens_of(t)) * ceil_div(int64_t{g.dense.n}, int64_t{kBlockW});
+}
+
+std::string grouped_refusal(const Nvfp4GroupedParams& g, const DeviceInfo& dev) {
+  const Nvfp4Params& p = g.dense;
+  if (std::string no = sm90::hopper_refusal(dev, kMaxSmem); !no.empty()) return no;
+  if (p.a_type == FP8KIT_DTYPE_NVFP4)
+    return "sm90_wgmma takes 16-bit activations (W4A16); NVFP4 activations (W4A4) run sm75_hmma";
+  if (grouped_rows_per_expert(g) < kMinGroupedTokens)
+    return "sm90_wgmma takes grouped problems of at least " + std::to_string(kMinGroupedTokens) +
+           " rows per expert (contiguous: rows / experts; masked: max_m); smaller experts run sm75_hmma";
+  if (!granular(p.a, p.lda * 2) || !granular(p.b, p.ldb))
+    return "sm90_wgmma reads A and B by TMA: their base addresses and row strides must be multiples of 16 bytes";
+  // A box's coordinates are 32-bit: the last box of either map starts inside it.
+  if (grouped_token_rows(g) > INT_MAX || grouped_weight_rows(g) > INT_MAX)
+    return "sm90_wgmma addresses all experts' tokens and weights as one tensor each: experts x rows and experts x "
+           "N must be below 2^31";
+  if (grouped_ctas(g, Tokens::k128) > INT_MAX) return "the problem needs more than 2^31 - 1 CTAs of sm90_wgmma";
+  if (sm90::encode_fn() == nullptr) return "sm90_wgmma needs cuTensorMapEncodeTiled (CUDA driver 12.0 or newer)";
+  return {};
+}
+
+bool takes_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, std::string* why) {
+  const std::string no = grouped_refusal(g, dev);
+  if (why) *why = no;
+  return no.empty();
 }
 
 // CTAs resident at once in clusters of s = 1 .. kDecodeMaxSplit (the
@@ -143,7 +206,8 @@ cudaError_t launch_decode(const Nvfp4Params& p, const DeviceInfo& dev, bool prog
   const Kernel k = decode_kernel_of(bf16);
   *kernel = k.name;
   CUtensorMap tmap_t{}, tmap_w{};
-  if (!encode_tokens(&tmap_t, p, kDecodeTokens16) || !encode_weights(&tmap_w, p)) return cudaErrorInvalidValue;
+  if (!encode_tokens(&tmap_t, p, p.m, kDecodeTokens16) || !encode_weights(&tmap_w, p, p.n))
+    return cudaErrorInvalidValue;
   if (const cudaError_t e = sm90::allow_smem(k.fn, k.smem, dev.device, g_decode_smem_set[bf16 ? 0 : 1]);
       e != cudaSuccess)
     return e;
@@ -163,14 +227,12 @@ cudaError_t launch_dense(const Nvfp4Params& p, const DeviceInfo& dev, bool progr
                          const char** kernel) {
   if (p.m <= kDecodeTokens16) return launch_decode(p, dev, programmatic, stream, kernel);
   const bool bf16 = p.a_type == FP8KIT_DTYPE_BF16;
-  const int forced = environment().nvfp4_sm90_tokens;
-  const Tokens t = forced == tokens_of(Tokens::k128)   ? Tokens::k128
-                   : forced == tokens_of(Tokens::k256) ? Tokens::k256
-                                                       : choose_tokens(p.m, p.n, dev.sm_count);
+  const Tokens t = token_tile(p.m, p.n, 1, dev);
   const Kernel k = kernel_of(t, bf16);
   *kernel = k.name;
   CUtensorMap tmap_t{}, tmap_w{};
-  if (!encode_tokens(&tmap_t, p, tokens_of(t)) || !encode_weights(&tmap_w, p)) return cudaErrorInvalidValue;
+  if (!encode_tokens(&tmap_t, p, p.m, tokens_of(t)) || !encode_weights(&tmap_w, p, p.n))
+    return cudaErrorInvalidValue;
   if (const cudaError_t e = sm90::allow_smem(k.fn, k.smem, dev.device, g_smem_set[static_cast<int>(t)][bf16 ? 0 : 1]);
       e != cudaSuccess)
     return e;
@@ -179,8 +241,24 @@ cudaError_t launch_dense(const Nvfp4Params& p, const DeviceInfo& dev, bool progr
   return sm90::launch_kernel(k.fn, static_cast<int>(ctas_of(p, t)), k.smem, stream, args, false);
 }
 
-cudaError_t launch_grouped(const Nvfp4GroupedParams&, const DeviceInfo&, bool, cudaStream_t, const char**) {
-  return cudaErrorNotSupported;  // takes_grouped refuses every grouped problem
+cudaError_t launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, bool, cudaStream_t stream,
+                           const char** kernel) {
+  const Tokens t = token_tile(grouped_rows_per_expert(g), g.dense.n, g.experts, dev);
+  const bool bf16 = g.dense.a_type == FP8KIT_DTYPE_BF16;
+  const Kernel k = grouped_kernel_of(t, bf16);
+  *kernel = k.name;
+  if (grouped_token_rows(g) == 0) return cudaSuccess;  // no rows at all (a tensor map needs one)
+  CUtensorMap tmap_t{}, tmap_w{};
+  if (!encode_tokens(&tmap_t, g.dense, grouped_token_rows(g), tokens_of(t)) ||
+      !encode_weights(&tmap_w, g.dense, grouped_weight_rows(g)))
+    return cudaErrorInvalidValue;
+  if (const cudaError_t e =
+          sm90::allow_smem(k.fn, k.smem, dev.device, g_grouped_smem_set[static_cast<int>(t)][bf16 ? 0 : 1]);
+      e != cudaSuccess)
+    return e;
+  Nvfp4GroupedParams q = g;
+  void* args[] = {&tmap_t, &tmap_w, &q};
+  return sm90::launch_kernel(k.fn, static_cast<int>(grouped_ctas(g, t)), k.smem, stream, args, false);
 }
 
 const void* probe() { return kernel_of<Tokens::k256>(true).fn; }

@@ -55,9 +55,11 @@ __device__ __forceinline__ TileOrigin tile_origin(const Nvfp4Params& p) {
           static_cast<int>(blockIdx.x / tiles_w) * TileT<kT>::kBlockT};
 }
 
+// `at`: the tile's coordinates in the tensor maps (a dense tile's are `o`; a
+// grouped tile's count from the top of all experts' tokens and weights).
 template <Tokens kT>
 __device__ __forceinline__ void produce(const CUtensorMap* tmap_t, const CUtensorMap* tmap_w, const Nvfp4Params& p,
-                                        TileOrigin o, int nkb, typename TileT<kT>::SharedStorage& s) {
+                                        TileOrigin o, TileOrigin at, int nkb, typename TileT<kT>::SharedStorage& s) {
   using C = TileT<kT>;
   hptx::prefetch_tensormap(tmap_t);
   hptx::prefetch_tensormap(tmap_w);
@@ -73,10 +75,10 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_t, const CUtenso
     // The full boxes count, where TMA zero-fills rows past M or N and the K tail.
     cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
                                          &s.full[st], stage_bytes);
-    const int32_t ct[2] = {kb * kBlockK, o.t0};
+    const int32_t ct[2] = {kb * kBlockK, at.t0};
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, s.tokens[st], tmap_t, ct,
                                     &s.full[st]);
-    const int32_t cw[2] = {kb * kPackedRowBytes, o.w0};
+    const int32_t cw[2] = {kb * kPackedRowBytes, at.w0};
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, s.weights[st], tmap_w, cw,
                                     &s.full[st]);
     if (scale_tiles)
@@ -208,14 +210,11 @@ __device__ __forceinline__ void consume(const Nvfp4Params& p, TileOrigin o, int 
   }
 }
 
-#endif  // FP8KIT_HAS_WGMMA
-
+// The CTA's whole tile (o in problem p, at in the tensor maps), its shared
+// memory placed from smem_raw. Every thread of the CTA calls it.
 template <Tokens kT, bool kBf16>
-__global__ void __launch_bounds__(kThreads, 1)
-    nvfp4_sm90_gemm_kernel(const __grid_constant__ CUtensorMap tmap_t, const __grid_constant__ CUtensorMap tmap_w,
-                           const Nvfp4Params p) {
-#if FP8KIT_HAS_WGMMA
-  extern __shared__ uint8_t smem_raw[];
+__device__ __forceinline__ void run_cta(const CUtensorMap* tmap_t, const CUtensorMap* tmap_w, const Nvfp4Params& p,
+                                        TileOrigin o, TileOrigin at, uint8_t* smem_raw) {
   const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
   using C = TileT<kT>;
   auto& s = *reinterpret_cast<typename C::SharedStorage*>(
@@ -228,16 +227,27 @@ __global__ void __launch_bounds__(kThreads, 1)
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
   __syncthreads();
-  const TileOrigin o = tile_origin<kT>(p);
   const int nkb = (p.k + kBlockK - 1) / kBlockK;
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   if (warpgroup == 0) {
     hptx::setmaxnreg_dec<fp8kit::sm90::kProducerRegs>();
-    if (threadIdx.x == 0) produce<kT>(&tmap_t, &tmap_w, p, o, nkb, s);
+    if (threadIdx.x == 0) produce<kT>(tmap_t, tmap_w, p, o, at, nkb, s);
   } else {
     hptx::setmaxnreg_inc<fp8kit::sm90::kConsumerRegs>();
     consume<kT, kBf16>(p, o, nkb, s, warpgroup - 1, threadIdx.x % kWarpgroupThreads);
   }
+}
+
+#endif  // FP8KIT_HAS_WGMMA
+
+template <Tokens kT, bool kBf16>
+__global__ void __launch_bounds__(kThreads, 1)
+    nvfp4_sm90_gemm_kernel(const __grid_constant__ CUtensorMap tmap_t, const __grid_constant__ CUtensorMap tmap_w,
+                           const Nvfp4Params p) {
+#if FP8KIT_HAS_WGMMA
+  extern __shared__ uint8_t smem_raw[];
+  const TileOrigin o = tile_origin<kT>(p);
+  run_cta<kT, kBf16>(&tmap_t, &tmap_w, p, o, o, smem_raw);
 #endif
 }
 
