@@ -6,7 +6,9 @@
 // block, one TMA box of tokens (kBlockT rows x 128 bytes, 128B-swizzled), one
 // of packed weights (kBlockW rows x 32 bytes) and the swizzled scale tile
 // into a stage, all on the stage's `full` barrier. Warpgroups 1 and 2 are the consumers, each owning
-// 64 weight rows and all kBlockT tokens (one m64 x kBlockT f32 accumulator).
+// 64 weight rows and all kBlockT tokens (one m64 x kBlockT f32 accumulator);
+// each consumer thread arrives on the stage's `empty` barrier once its reads
+// of the stage are done.
 //
 // A consumer's K block: lane (g = lane / 4, t = lane % 4) of warp w holds, in
 // the wgmma's A layout, rows r = 16 w + g and r + 8 at K slots {2t, 2t + 1}
@@ -23,7 +25,9 @@
 // Epilogue: both consumers past their last wgmma, each stages its tile
 // (kBlockT tokens x 64 weights) transposed into the stages' memory, alpha
 // and bias applied, then stores D's token rows in 16-byte pieces.
-// Its device code exists for sm_90a only (the guard below).
+// One CTA's work is run_cta, which the dense kernel here and the grouped one
+// (nvfp4_sm90_grouped_kernel.cuh) both run. Its device code exists for
+// sm_90a only (the guard below).
 #pragma once
 
 #include <cuda.h>  // CUtensorMap (types only)
