@@ -145,11 +145,11 @@ fp8kit_tensor_cores wgmma_tensor_cores(int cap) {
 
 const KernelPath<Nvfp4Params> kWgmmaPath{
     FP8KIT_PATH_SM90_WGMMA, arch::kHopperWgmma, &build::nvfp4_sm90_images, &wgmma_tensor_cores, &wgmma_takes,
-    nullptr, &wgmma_launch, &wgmma_probe, {nvfp4::kWgmmaKernel, nullptr},
+    nullptr, &wgmma_launch, &wgmma_probe, {nvfp4::kWgmmaKernel, nvfp4::kWgmmaDenseProblem},
 };
 const KernelPath<Nvfp4GroupedParams> kWgmmaGroupedPath{
     FP8KIT_PATH_SM90_WGMMA, arch::kHopperWgmma, &build::nvfp4_sm90_images, &wgmma_tensor_cores, &wgmma_takes_grouped,
-    nullptr, &wgmma_launch_grouped, &wgmma_probe, {nvfp4::kWgmmaKernel, nullptr},
+    nullptr, &wgmma_launch_grouped, &wgmma_probe, {nvfp4::kWgmmaGroupedKernel, nullptr},
 };
 #endif
 

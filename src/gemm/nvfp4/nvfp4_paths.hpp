@@ -43,8 +43,11 @@ constexpr const char* kGroupedKernel = "fp8kit::nvfp4::nvfp4_grouped_gemm_kernel
 // The HMMA families' kernels, f16 and bf16 (one path: sm75_hmma).
 constexpr const char* kHmmaPolicy = "fp8kit::nvfp4::Hmma<";
 constexpr const char* kOmmaPolicy = "fp8kit::nvfp4::OmmaSf";
-// The Hopper family's kernels: nvfp4_sm90_gemm_kernel (prefill),
-// nvfp4_sm90_decode_kernel and nvfp4_sm90_grouped_kernel.
+// The Hopper family's kernels: the dense ones, nvfp4_sm90_gemm_kernel
+// (prefill) and nvfp4_sm90_decode_kernel, told from the grouped
+// nvfp4_sm90_grouped_kernel by the problem they take.
 constexpr const char* kWgmmaKernel = "fp8kit::nvfp4::sm90w::nvfp4_sm90_";
+constexpr const char* kWgmmaDenseProblem = "fp8kit::Nvfp4Params";
+constexpr const char* kWgmmaGroupedKernel = "fp8kit::nvfp4::sm90w::nvfp4_sm90_grouped_kernel<";
 
 }  // namespace fp8kit::nvfp4
