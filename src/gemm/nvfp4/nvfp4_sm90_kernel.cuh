@@ -7,8 +7,8 @@
 // of packed weights (kBlockW rows x 32 bytes) and the swizzled scale tile
 // into a stage, all on the stage's `full` barrier. Warpgroups 1 and 2 are the consumers, each owning
 // 64 weight rows and all kBlockT tokens (one m64 x kBlockT f32 accumulator);
-// each consumer thread arrives on the stage's `empty` barrier once its reads
-// of the stage are done.
+// one lane per consumer warp arrives on the stage's `empty` barrier once its
+// warp's reads of the stage are done (after __syncwarp).
 //
 // A consumer's K block: lane (g = lane / 4, t = lane % 4) of warp w holds, in
 // the wgmma's A layout, rows r = 16 w + g and r + 8 at K slots {2t, 2t + 1}
@@ -131,6 +131,7 @@ __device__ __forceinline__ void mma_loop(const Nvfp4Params& p, TileOrigin o, int
   using C = TileT<kT>;
   constexpr int kStages = C::kStages;
   const int warp = thread / 32, lane = thread % 32, g = lane / 4, t = lane % 4;
+  const bool lane0 = lane == 0;
   const int local = consumer * kWgmmaM + warp * 16 + g;  // row r within the CTA's weights
   const int row = local * kPackedRowBytes;
   const uint32_t gather = static_cast<uint32_t>(t | ((t + 4) << 4));  // byte t of x, byte t of y
@@ -176,7 +177,7 @@ __device__ __forceinline__ void mma_loop(const Nvfp4Params& p, TileOrigin o, int
     fence_registers(b[1]);
     fence_registers(b[2]);
     fence_registers(b[3]);
-    if (i > 0) hptx::arrive_no_state(&s.empty[(i - 1) % kStages]);
+    if (i > 0) release(s, (i - 1) % kStages, lane0);
     if (i + 1 < nkb) {
       const int nst = (i + 1) % kStages;
       hptx::wait_barrier(&s.full[nst], ((i + 1) / kStages) & 1u);
@@ -192,7 +193,7 @@ __device__ __forceinline__ void mma_loop(const Nvfp4Params& p, TileOrigin o, int
   }
   hptx::wgmma_wait<0>();
   hptx::fence_operands(acc);
-  hptx::arrive_no_state(&s.empty[(nkb - 1) % kStages]);
+  release(s, (nkb - 1) % kStages, lane0);
 }
 
 template <Tokens kT, bool kBf16>
@@ -225,7 +226,7 @@ __device__ __forceinline__ void run_cta(const CUtensorMap* tmap_t, const CUtenso
   if (threadIdx.x == 0) {
     for (int i = 0; i < C::kStages; ++i) {
       cuda::ptx::mbarrier_init(&s.full[i], 1);
-      cuda::ptx::mbarrier_init(&s.empty[i], kConsumers * kWarpgroupThreads);  // every consumer thread, after its reads
+      cuda::ptx::mbarrier_init(&s.empty[i], kConsumers * kWarpgroupThreads / 32);
     }
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
