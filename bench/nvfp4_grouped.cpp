@@ -41,9 +41,10 @@ constexpr Case kCases[] = {
     {"mixtral-8x7b down", 8, 2, 4, 4096, 14336},
 };
 // The same experts at prefill batch sizes: 512 to 32,768 routed rows, gate_up
-// and down.
+// and down (Qwen3 at 4, 16, 32, 128 and 256 rows per expert).
 constexpr Case kPrefillCases[] = {
     {"qwen3-30b-a3b gate_up", 128, 8, 64, 1536, 2048},
+    {"qwen3-30b-a3b gate_up", 128, 8, 256, 1536, 2048},
     {"qwen3-30b-a3b gate_up", 128, 8, 512, 1536, 2048},
     {"qwen3-30b-a3b gate_up", 128, 8, 2048, 1536, 2048},
     {"qwen3-30b-a3b gate_up", 128, 8, 4096, 1536, 2048},
