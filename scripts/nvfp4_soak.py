@@ -6,7 +6,8 @@
 
 Each step draws one of: quantise (bf16 / f16, swizzled or linear, with or without
 RMSNorm), dense W4A4 or W4A16 GEMM (odd M, N and K at the smallest legal
-granules: K % 32, 16-byte rows), grouped GEMM (masked or contiguous, ragged and
+granules: K % 32, 16-byte rows), grouped GEMM (masked or contiguous, experts of
+decode or prefill size, ragged and
 empty experts), or a CUDA graph of a few GEMMs replayed with new inputs. Every
 `--check-every` calls one result is compared with a float64 reference of the
 dequantised operands; device memory (torch's allocator and cudaMemGetInfo) is
@@ -145,7 +146,10 @@ class Soak:
         r = self.rng
         e = r.randint(1, 12)
         n, k = 8 * r.randint(1, 64), 32 * r.randint(1, 16)
-        counts = [r.choice([0, 0, 1, 3, 8, 16, 33]) for _ in range(e)]
+        # Decode-sized experts, or prefill-sized ones (from 64 rows per expert
+        # the Hopper wgmma grouped kernel takes them), ragged and some empty.
+        sizes = [0, 64, 65, 100, 129, 200, 257] if r.random() < 0.3 else [0, 0, 1, 3, 8, 16, 33]
+        counts = [r.choice(sizes) for _ in range(e)]
         b, bs = [], []
         for _ in range(e):
             q, s = self.weights(n, k)
