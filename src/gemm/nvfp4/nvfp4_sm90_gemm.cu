@@ -29,7 +29,6 @@ namespace {
 using namespace sm90w;
 
 constexpr int kTokenTiles = 2;
-std::atomic<uint64_t> g_smem_set[kTokenTiles][2];  // sm90::allow_smem's masks, per token tile, bf16 and f16
 
 // One kernel: its function and shared memory.
 struct Kernel {
@@ -37,34 +36,31 @@ struct Kernel {
   int smem;
   const char* name;
 };
-template <Tokens kT>
-Kernel kernel_of(bool bf16) {
-  constexpr int kSmem = TileT<kT>::kSmemBytes;
-  constexpr bool k256 = kT == Tokens::k256;
-  if (bf16)
-    return {reinterpret_cast<const void*>(&nvfp4_sm90_gemm_kernel<kT, true>), kSmem,
-            k256 ? "nvfp4_sm90_gemm<256,bf16>" : "nvfp4_sm90_gemm<128,bf16>"};
-  return {reinterpret_cast<const void*>(&nvfp4_sm90_gemm_kernel<kT, false>), kSmem,
-          k256 ? "nvfp4_sm90_gemm<256,f16>" : "nvfp4_sm90_gemm<128,f16>"};
-}
-Kernel kernel_of(Tokens t, bool bf16) {
-  return t == Tokens::k256 ? kernel_of<Tokens::k256>(bf16) : kernel_of<Tokens::k128>(bf16);
-}
 
-// The grouped kernels: the prefill CTA, the same shared memory.
-std::atomic<uint64_t> g_grouped_smem_set[kTokenTiles][2];
-template <Tokens kT>
-Kernel grouped_kernel_of(bool bf16) {
-  constexpr int kSmem = TileT<kT>::kSmemBytes;
-  constexpr bool k256 = kT == Tokens::k256;
-  if (bf16)
-    return {reinterpret_cast<const void*>(&nvfp4_sm90_grouped_kernel<kT, true>), kSmem,
-            k256 ? "nvfp4_sm90_grouped<256,bf16>" : "nvfp4_sm90_grouped<128,bf16>"};
-  return {reinterpret_cast<const void*>(&nvfp4_sm90_grouped_kernel<kT, false>), kSmem,
-          k256 ? "nvfp4_sm90_grouped<256,f16>" : "nvfp4_sm90_grouped<128,f16>"};
+// The kernels the prefill CTA runs in (nvfp4_sm90_kernel.cuh: one dense
+// problem; nvfp4_sm90_grouped_kernel.cuh: a tile of one expert per CTA), by
+// token tile and token type; both take the CTA's shared memory.
+enum class Problem { kDense, kGrouped };
+constexpr int kProblems = 2;
+// sm90::allow_smem's masks: per problem, token tile, bf16 and f16.
+std::atomic<uint64_t> g_smem_set[kProblems][kTokenTiles][2];
+
+template <Problem P, Tokens kT, bool kBf16>
+Kernel cta_kernel() {
+  static const std::string name = std::string(P == Problem::kDense ? "nvfp4_sm90_gemm<" : "nvfp4_sm90_grouped<") +
+                                  (kT == Tokens::k256 ? "256," : "128,") + (kBf16 ? "bf16>" : "f16>");
+  const void* fn = P == Problem::kDense ? reinterpret_cast<const void*>(&nvfp4_sm90_gemm_kernel<kT, kBf16>)
+                                        : reinterpret_cast<const void*>(&nvfp4_sm90_grouped_kernel<kT, kBf16>);
+  return {fn, TileT<kT>::kSmemBytes, name.c_str()};
 }
-Kernel grouped_kernel_of(Tokens t, bool bf16) {
-  return t == Tokens::k256 ? grouped_kernel_of<Tokens::k256>(bf16) : grouped_kernel_of<Tokens::k128>(bf16);
+template <Problem P>
+Kernel cta_kernel(Tokens t, bool bf16) {
+  if (t == Tokens::k256) return bf16 ? cta_kernel<P, Tokens::k256, true>() : cta_kernel<P, Tokens::k256, false>();
+  return bf16 ? cta_kernel<P, Tokens::k128, true>() : cta_kernel<P, Tokens::k128, false>();
+}
+template <Problem P>
+std::atomic<uint64_t>& smem_set(Tokens t, bool bf16) {
+  return g_smem_set[static_cast<int>(P)][static_cast<int>(t)][bf16 ? 0 : 1];
 }
 constexpr int kMaxSmem =
     TileT<Tokens::k256>::kSmemBytes > TileT<Tokens::k128>::kSmemBytes ? TileT<Tokens::k256>::kSmemBytes
@@ -228,12 +224,12 @@ cudaError_t launch_dense(const Nvfp4Params& p, const DeviceInfo& dev, bool progr
   if (p.m <= kDecodeTokens16) return launch_decode(p, dev, programmatic, stream, kernel);
   const bool bf16 = p.a_type == FP8KIT_DTYPE_BF16;
   const Tokens t = token_tile(p.m, p.n, 1, dev);
-  const Kernel k = kernel_of(t, bf16);
+  const Kernel k = cta_kernel<Problem::kDense>(t, bf16);
   *kernel = k.name;
   CUtensorMap tmap_t{}, tmap_w{};
   if (!encode_tokens(&tmap_t, p, p.m, tokens_of(t)) || !encode_weights(&tmap_w, p, p.n))
     return cudaErrorInvalidValue;
-  if (const cudaError_t e = sm90::allow_smem(k.fn, k.smem, dev.device, g_smem_set[static_cast<int>(t)][bf16 ? 0 : 1]);
+  if (const cudaError_t e = sm90::allow_smem(k.fn, k.smem, dev.device, smem_set<Problem::kDense>(t, bf16));
       e != cudaSuccess)
     return e;
   Nvfp4Params q = p;
@@ -245,7 +241,7 @@ cudaError_t launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, b
                            const char** kernel) {
   const Tokens t = token_tile(grouped_rows_per_expert(g), g.dense.n, g.experts, dev);
   const bool bf16 = g.dense.a_type == FP8KIT_DTYPE_BF16;
-  const Kernel k = grouped_kernel_of(t, bf16);
+  const Kernel k = cta_kernel<Problem::kGrouped>(t, bf16);
   *kernel = k.name;
   if (grouped_token_rows(g) == 0) return cudaSuccess;  // no rows at all (a tensor map needs one)
   CUtensorMap tmap_t{}, tmap_w{};
@@ -253,7 +249,7 @@ cudaError_t launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, b
       !encode_weights(&tmap_w, g.dense, grouped_weight_rows(g)))
     return cudaErrorInvalidValue;
   if (const cudaError_t e =
-          sm90::allow_smem(k.fn, k.smem, dev.device, g_grouped_smem_set[static_cast<int>(t)][bf16 ? 0 : 1]);
+          sm90::allow_smem(k.fn, k.smem, dev.device, smem_set<Problem::kGrouped>(t, bf16));
       e != cudaSuccess)
     return e;
   Nvfp4GroupedParams q = g;
@@ -261,7 +257,7 @@ cudaError_t launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, b
   return sm90::launch_kernel(k.fn, static_cast<int>(grouped_ctas(g, t)), k.smem, stream, args, false);
 }
 
-const void* probe() { return kernel_of<Tokens::k256>(true).fn; }
+const void* probe() { return cta_kernel<Problem::kDense, Tokens::k256, true>().fn; }
 
 }  // namespace
 
