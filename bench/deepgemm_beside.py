@@ -3,6 +3,7 @@
 
     FP8KIT_LIBRARY=build/src/libfp8kit.so PYTHONPATH=python:<DeepGEMM build> \
         python3 bench/deepgemm_beside.py [--json out.json] [--m 512,4096] [--warm-workers 16]
+                                         [--protocol steady|bursty] [--print-configs]
 
 D[M, N] bf16 = A[M, K] e4m3 . B[N, K]^T e4m3 with 1x128 activation scales and
 128x128 weight scales (f32), the one block recipe both libraries take on SM90.
@@ -22,7 +23,13 @@ up to float64 rounding). Times: CUDA events around a CUDA graph of R calls that
 rotate through input sets larger than the 60 MB L2, replayed after warm-up, median
 of the replays, divided by R (kernel time without host overhead); the same for
 back-to-back eager calls (what a caller without graphs sees). ratio = DeepGEMM
-time / fp8kit time (> 1: fp8kit faster).
+time / fp8kit time (> 1: fp8kit faster). That is the steady protocol. --protocol
+bursty times as DeepGEMM's own tests do (deep_gemm/testing/bench.py): before each
+call an 8 GB memset ("chill time", which lets the clocks recover and flushes the
+L2), CUDA events around the call alone, the median over the calls; its figures
+are the "bursty" mode. --print-configs sets DG_PRINT_CONFIGS=1 and keeps what
+DeepGEMM prints about its launch (BLOCK_N, cluster, stages) for each shape's
+first call, as the entry's "deepgemm_config".
 """
 
 import argparse
@@ -32,6 +39,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import torch
@@ -42,6 +50,8 @@ ROTATE_BYTES = 2 * L2_BYTES
 MAX_SETS = 16
 GRAPH_MIN_CALLS = 20
 REPLAYS = 7
+BURSTY_FLUSH_BYTES = 8 * 10**9  # DeepGEMM's chill memset (its bench's flush_l2_size: 8e9 bytes of int32)
+BURSTY_CALLS = 30
 SAMPLE_ROWS = 64
 # |D - ref| <= REL_TOL |ref| + MAG_TOL sum_k |a_k b_k| (bf16 output rounding, then f32 accumulation).
 REL_TOL = 2.0**-7
@@ -156,10 +166,29 @@ def median_replay(run, calls):
     return statistics.median(times)
 
 
-def time_both(dg, fk, sets, outs, calls):
-    """{mode: {library: seconds}}; graph mode is left out for a library whose capture fails."""
-    result = {"graph": {}, "eager": {}}
+def time_bursty(call, lib, sets, outs, flush):
+    """Median seconds of one call after an 8 GB memset, as DeepGEMM's tests time."""
+    call(lib, sets[0], outs[0])
+    times = []
+    for i in range(BURSTY_CALLS):
+        flush.zero_()
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        call(lib, sets[i % len(sets)], outs[i % len(sets)])
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / 1e3)
+    return statistics.median(times)
+
+
+def time_both(dg, fk, sets, outs, calls, flush):
+    """{mode: {library: seconds}}: steady (flush None) graph and eager, graph left out for a
+    library whose capture fails; bursty (flush: the memset's buffer) one mode."""
+    result = {"bursty": {}} if flush is not None else {"graph": {}, "eager": {}}
     for name, call, lib in (("deepgemm", deepgemm_call, dg), ("fp8kit", fp8kit_call, fk)):
+        if flush is not None:
+            result["bursty"][name] = time_bursty(call, lib, sets, outs, flush)
+            continue
         try:
             result["graph"][name] = time_graph(call, lib, sets, outs, calls)
         except RuntimeError as e:  # capture refused: keep the eager figure only
@@ -169,20 +198,39 @@ def time_both(dg, fk, sets, outs, calls):
     return result
 
 
-def run_shape(dg, fk, m, n, k, seed):
-    """One shape: checks and timings as a JSON-ready dict."""
+def captured_stdout(fn):
+    """fn()'s result and what it wrote to file descriptor 1 (DeepGEMM prints from C++)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with tempfile.TemporaryFile(mode="w+") as f:
+        os.dup2(f.fileno(), 1)
+        try:
+            result = fn()
+            torch.cuda.synchronize()
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+        f.seek(0)
+        return result, f.read()
+
+
+def run_shape(dg, fk, m, n, k, seed, flush=None):
+    """One shape: checks and timings as a JSON-ready dict (flush: bursty, see time_both)."""
     gen = torch.Generator(device="cuda")
     gen.manual_seed(seed)
     sets = [make_set(m, n, k, gen) for _ in range(set_count(m, n, k))]
     outs = [torch.empty((m, n), device="cuda", dtype=torch.bfloat16) for _ in sets]
-    d_dg = deepgemm_call(dg, sets[0], outs[0]).clone()
+    d_dg, printed = captured_stdout(lambda: deepgemm_call(dg, sets[0], outs[0]).clone())
     d_fk = fp8kit_call(fk, sets[0], None)
     torch.cuda.synchronize()
     entry = {"m": m, "n": n, "k": k, "sets": len(sets), "check": check(sets[0], d_dg, d_fk)}
+    if printed.strip():
+        entry["deepgemm_config"] = printed.strip().splitlines()
     calls = max(GRAPH_MIN_CALLS, len(sets))
-    times = time_both(dg, fk, sets, outs, calls)
+    times = time_both(dg, fk, sets, outs, calls, flush)
     flop = 2.0 * m * n * k
-    for mode in ("graph", "eager"):
+    for mode in [x for x in ("graph", "eager", "bursty") if x in times]:
         t = times[mode]
         entry[mode] = {f"{lib}_us": sec * 1e6 for lib, sec in t.items()}
         entry[mode].update({f"{lib}_tflops": flop / sec / 1e12 for lib, sec in t.items()})
@@ -238,7 +286,7 @@ def versions(dg, fk):
 
 def summary(entries):
     out = {}
-    for mode in ("graph", "eager"):
+    for mode in ("graph", "eager", "bursty"):
         ratios = [e[mode]["ratio"] for e in entries if "ratio" in e.get(mode, {})]
         if ratios:
             out[f"{mode}_geomean_ratio"] = math.exp(sum(map(math.log, ratios)) / len(ratios))
@@ -261,6 +309,10 @@ def parse_args():
     p.add_argument("--warm-exit", action="store_true", help="exit after the warm-up (time in a later run)")
     p.add_argument("--warm-only", type=int, help=argparse.SUPPRESS)
     p.add_argument("--seed", type=int, default=1234)
+    p.add_argument("--protocol", choices=("steady", "bursty"), default="steady",
+                   help="steady: graph and eager back to back; bursty: an 8 GB memset before each call")
+    p.add_argument("--print-configs", action="store_true",
+                   help="DG_PRINT_CONFIGS=1: keep DeepGEMM's printed launch configuration per shape")
     return p.parse_args()
 
 
@@ -275,6 +327,8 @@ def write(args, record):
 def main():
     args = parse_args()
     os.environ.setdefault("DG_JIT_CACHE_DIR", "/tmp/deepgemm-jit-cache")
+    if args.print_configs:
+        os.environ["DG_PRINT_CONFIGS"] = "1"
     shapes = select_shapes(args.suite, args.models.split(","), [int(m) for m in args.m.split(",")])
     try:
         import deep_gemm as dg
@@ -285,7 +339,7 @@ def main():
         warm_one(dg, *shapes[args.warm_only][:3])
         return 0
     import fp8kit as fk
-    record = {"versions": versions(dg, fk), "shapes": []}
+    record = {"versions": versions(dg, fk), "protocol": args.protocol, "shapes": []}
     if args.warm_workers:
         start = time.time()
         codes = warm_all(args, shapes)
@@ -298,19 +352,21 @@ def main():
             write(args, record)
             return 0 if all(c == 0 for c in codes.values()) else 1
     warm_codes = record.get("warm", {}).get("codes", {})
+    flush = (torch.empty(BURSTY_FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+             if args.protocol == "bursty" else None)
     for i, (m, n, k, label) in enumerate(shapes):
         if warm_codes.get(str(i), 0) != 0:
             record["shapes"].append({"m": m, "n": n, "k": k, "label": label,
                                      "skipped": f"warm-up ended with {warm_codes[str(i)]}"})
             continue
         try:
-            entry = run_shape(dg, fk, m, n, k, args.seed + i)
+            entry = run_shape(dg, fk, m, n, k, args.seed + i, flush)
         except RuntimeError as e:  # DeepGEMM refuses a shape with a RuntimeError (its host asserts)
             record["shapes"].append({"m": m, "n": n, "k": k, "label": label, "error": str(e)[:500]})
             continue
         entry["label"] = label
         record["shapes"].append(entry)
-        g = entry["graph"]
+        g = entry["bursty" if flush is not None else "graph"]
         print(f"{m:5d} x {n:5d} x {k:5d}  DeepGEMM {g.get('deepgemm_tflops', 0):7.1f}  fp8kit "
               f"{g.get('fp8kit_tflops', 0):7.1f} TFLOP/s  ratio {g.get('ratio', float('nan')):.3f}  "
               f"check {'ok' if entry['check']['pass'] else 'FAIL'}", file=sys.stderr, flush=True)
