@@ -8,68 +8,34 @@
 // Hopper GPU.
 #include <gtest/gtest.h>
 
-#include <cuda_runtime_api.h>
-
 #include <cstdio>
-#include <random>
 #include <string>
 #include <tuple>
 
-#include "api/operand_checks.hpp"
-#include "arch/config.hpp"
-#include "core/device.hpp"
-#include "gemm/sm90/dev_api.hpp"
-#include "reference/gemm_check.hpp"
-#include "test_rng.hpp"
-#include "test_tables.hpp"
+#include "sm90_forced.hpp"
 
 namespace sm90 = fp8kit::sm90;
 using fp8kit::ref::GemmCase;
-using fp8kit::ref::GemmOutcome;
 using sm90::Shape;
 
 namespace {
 
 using fp8kit::test::rng;
-
-// The current device when it is a Hopper GPU, else null (and the reason).
-const fp8kit::DeviceInfo* hopper(std::string* why) {
-  if (!fp8kit::ref::gpu_available()) {
-    *why = "no CUDA GPU on this machine";
-    return nullptr;
-  }
-  const fp8kit::DeviceInfo* dev = nullptr;
-  if (fp8kit::current_device(&dev) != FP8KIT_STATUS_SUCCESS || !fp8kit::arch::kHopperWgmma.contains(dev->cap)) {
-    *why = "sm90_wgmma runs on Hopper (sm_90a) only";
-    return nullptr;
-  }
-  return dev;
-}
-
-void expect_correct(const GemmCase& c, const GemmOutcome& r, const std::string& how) {
-  ASSERT_EQ(r.status, FP8KIT_STATUS_SUCCESS) << c.label() << " " << how << ": " << r.message;
-  EXPECT_EQ(r.unwritten, 0) << c.label() << " " << how;
-  EXPECT_EQ(r.clobbered, 0) << c.label() << " " << how << ": bytes written outside D[M, N]";
-  EXPECT_EQ(r.failures, 0) << c.label() << " " << how << ": " << r.failures << " of " << r.checked
-                           << " outside the bound; first " << r.first_failure;
-}
+using fp8kit::test::sm90_forced::expect_correct;
+using fp8kit::test::sm90_forced::hopper;
+using fp8kit::test::sm90_forced::ragged_k;
+using fp8kit::test::sm90_forced::rotated_case;
 
 // One case with the plan of tile `t` in clusters of `s` CTAs, no workspace.
 void run_forced(const GemmCase& c, Shape t, int s) {
   std::string why;
   const fp8kit::DeviceInfo* dev = hopper(&why);
   if (!dev) GTEST_SKIP() << why;
-  fp8kit::ref::Problem prob(c, rng());
-  prob.poison();
-  fp8kit::GemmParams p = fp8kit::operand_params(prob.desc().op, prob.desc().n, prob.desc().k);
-  p.m = static_cast<int>(c.m);
-  const sm90::Plan pl = sm90::cluster_split_plan(t, s, p.m, p.n, p.k, dev->sm_count);
+  const sm90::Plan pl = sm90::cluster_split_plan(t, s, static_cast<int>(c.m), static_cast<int>(c.n),
+                                                 static_cast<int>(c.k), dev->sm_count);
   ASSERT_EQ(pl.cluster_splits, s);
-  const char* kernel = "";
-  ASSERT_EQ(sm90::launch_plan(p, *dev, fp8kit::LaunchEnv{}, nullptr, pl, &kernel), cudaSuccess) << c.label();
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << c.label();
-  expect_correct(c, prob.check(FP8KIT_PATH_SM90_WGMMA, rng()),
-                 std::string(kernel) + " cluster " + std::to_string(s) + " kb/cta " + std::to_string(pl.kb_per_split));
+  fp8kit::test::sm90_forced::run_plan(c, pl, fp8kit::LaunchEnv{},
+                                      "cluster " + std::to_string(s) + " kb/cta " + std::to_string(pl.kb_per_split));
 }
 
 // The tiles compiled with the cluster split (tile_config.hpp, ShapeRow::cluster_split).
@@ -77,30 +43,7 @@ constexpr Shape kTiles[] = {Shape::k128x64Swap, Shape::k128x64SwapBlock};
 const char* const kTileNames[] = {"swap", "swapblock"};
 constexpr int kTileCount = sizeof(kTiles) / sizeof(kTiles[0]);
 using fp8kit::test::kOuts;
-using fp8kit::test::kPairs;
-constexpr fp8kit_scale_mode kVectorModes[][2] = {{FP8KIT_SCALE_NONE, FP8KIT_SCALE_NONE},
-                                                 {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR},
-                                                 {FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL},
-                                                 {FP8KIT_SCALE_ROW, FP8KIT_SCALE_TENSOR},
-                                                 {FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_COL}};
 constexpr int kDecodeMs[] = {1, 9, 16, 33, 64};
-
-// The K of `kb` K blocks whose last is 16 deep (a ragged K tail).
-int64_t ragged_k(int kb) { return int64_t{kb - 1} * sm90::kBlockK + 16; }
-
-GemmCase rotated_case(int64_t m, int64_t n, int64_t k, bool block, int rot) {
-  GemmCase c{m, n, k};
-  c.a_type = kPairs[rot % 4].first;
-  c.b_type = kPairs[rot % 4].second;
-  c.d_type = kOuts[rot % 3];
-  c.a_mode = block ? FP8KIT_SCALE_BLOCK : kVectorModes[rot % 5][0];
-  c.b_mode = block ? FP8KIT_SCALE_BLOCK : kVectorModes[rot % 5][1];
-  c.bias = rot % 4 != 0;
-  c.bias_type = kOuts[(rot / 4) % 3];
-  const int64_t out_bytes = c.d_type == FP8KIT_DTYPE_F32 ? 4 : 2;
-  while ((c.n + c.ldd_pad) * out_bytes % 16) ++c.ldd_pad;  // D rows stay 16-byte aligned
-  return c;
-}
 
 // ---- Forced: every tile x cluster size x K layout ---------------------------
 // K layouts of S CTAs: `even` 2S K blocks (2 each), `fewer` 2S - 1 (the last
