@@ -67,6 +67,7 @@ struct Forced {
   sm90::Shape shape;
   int splits;
   bool workspace = true;
+  bool fast = false;  // FAST accumulation (the case's accumulation must say so too)
 };
 
 struct Tally {
@@ -97,6 +98,7 @@ void run(const ref::GemmCase& c, const DeviceInfo& dev, void* ws, const Forced* 
   env.workspace = forced->workspace ? ws : nullptr;
   env.workspace_size = forced->workspace ? kWorkspace : 0;
   env.workspace_zeroed = forced->workspace;  // zeroed by zero_fill(), left so by every run
+  env.fast_accumulation = forced->fast;
   const sm90::Plan pl = sm90::plan_for(forced->shape, forced->splits, p.m, p.n, p.k, dev.sm_count,
                                        env.workspace_size);
   const char* kernel = "";
@@ -140,13 +142,16 @@ int sanitize() {
       {sm90::Shape::k128x64Swap, false, 17, 600, 4160}, {sm90::Shape::k128x64SwapBlock, true, 17, 600, 4160},
       {sm90::Shape::k128x128, false, 200, 300, 1040},   {sm90::Shape::k128x128Block, true, 200, 300, 1040},
       {sm90::Shape::k256x128, false, 300, 520, 1040},   {sm90::Shape::k256x128Block, true, 300, 520, 1040},
-      {sm90::Shape::k128x192, false, 200, 500, 1040},   {sm90::Shape::k128x192Block, true, 200, 500, 1040}};
+      {sm90::Shape::k128x192, false, 200, 500, 1040},   {sm90::Shape::k128x192Block, true, 200, 500, 1040},
+      {sm90::Shape::k128x256, false, 200, 600, 1040}};  // FAST only
   int rot = 0;
   for (const TileCase& t : tiles)
     for (int splits : {1, 2}) {
-      const ref::GemmCase c = t.block ? make_case(t.m, t.n, t.k, rot++, FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK)
-                                    : make_case(t.m, t.n, t.k, rot++, FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL);
-      const Forced f{t.shape, splits};
+      ref::GemmCase c = t.block ? make_case(t.m, t.n, t.k, rot++, FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK)
+                              : make_case(t.m, t.n, t.k, rot++, FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL);
+      const bool fast = sm90::row(t.shape).fast_only;
+      if (fast) c.accumulation = FP8KIT_ACCUMULATION_FAST;
+      const Forced f{t.shape, splits, true, fast};
       run(c, dev, ws.get(), &f, rng, tally);
     }
   // The plan's own choices on a tiny and a decode split-K shape.
@@ -270,6 +275,7 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, bool 
     std::vector<sm90::Shape> tiles{block ? sm90::Shape::k128x128Block : sm90::Shape::k128x128,
                                   block ? sm90::Shape::k256x128Block : sm90::Shape::k256x128,
                                   block ? sm90::Shape::k128x192Block : sm90::Shape::k128x192};
+    if (fast) tiles.push_back(sm90::Shape::k128x256);
     if (chosen.swap) tiles = {chosen.shape};
     // Split-K where the unsplit grid leaves SMs idle (the plan splits no full grid).
     for (sm90::Shape t : tiles)

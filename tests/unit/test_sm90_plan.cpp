@@ -98,13 +98,33 @@ TEST(Sm90Plan, WideTilesOnlyOnAFullGridAndNeverSplit) {
     for (int n : {512, 2104, 6144, 32768})
       for (int k : {512, 4096})
         for (bool block : {false, true}) {
-          const Plan p = sm90::make_plan(m, n, k, block, kH200Sms, kAnyWorkspace);
-          if (p.shape != Shape::k256x128 && p.shape != Shape::k256x128Block && p.shape != Shape::k128x192 &&
-              p.shape != Shape::k128x192Block)
-            continue;
+          for (bool fast : {false, true}) {
+            const Plan p = sm90::make_plan(m, n, k, block, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kPlan,
+                                           sm90::ClusterFit{}, fast);
+            if (p.block_m == 128 && p.block_n <= 128) continue;
+            SCOPED_TRACE(label(m, n, k, block, kH200Sms, kAnyWorkspace));
+            EXPECT_GE(fp8kit::ceil_div(m, 128) * fp8kit::ceil_div(n, 128), kH200Sms);
+            EXPECT_EQ(p.splits, 1);
+          }
+        }
+}
+
+// The FAST-only tile is planned for FAST accumulation alone: promoted and
+// block-scale plans never name it, and the model prices it out of them.
+TEST(Sm90Plan, FastOnlyTileOnlyForFastAccumulation) {
+  for (int m : {65, 512, 2048, 4096, 8192})
+    for (int n : {512, 2112, 4096, 7168, 32768})
+      for (int k : {512, 2048, 7168})
+        for (bool block : {false, true}) {
           SCOPED_TRACE(label(m, n, k, block, kH200Sms, kAnyWorkspace));
-          EXPECT_GE(fp8kit::ceil_div(m, 128) * fp8kit::ceil_div(n, 128), kH200Sms);
-          EXPECT_EQ(p.splits, 1);
+          for (bool fast : {false, true}) {
+            const Plan p = sm90::make_plan(m, n, k, block, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kPlan,
+                                           sm90::ClusterFit{}, fast);
+            if (sm90::row(p.shape).fast_only) EXPECT_TRUE(fast && !block);
+          }
+          const Plan wide = sm90::plan_for(Shape::k128x256, 1, m, n, k, kH200Sms, 0);
+          EXPECT_EQ(sm90::normal_tile_cost(wide, sm90::summing_of(block, false), kH200Sms), sm90::kNever);
+          EXPECT_LT(sm90::normal_tile_cost(wide, sm90::Summing::kFast, kH200Sms), sm90::kNever);
         }
 }
 
@@ -177,7 +197,7 @@ void expect_fits(int stages) {
 // kStages).
 TEST(Sm90Plan, SharedMemoryBudgetPerTile) {
   // Every shape of the table is here: a new one states its stages.
-  static_assert(sm90::kShapeCount == 9, "a stage count per shape below");
+  static_assert(sm90::kShapeCount == 10, "a stage count per shape below");
   expect_fits<Shape::k128x128>(6);
   expect_fits<Shape::k128x128Block>(5);
   expect_fits<Shape::k256x128>(4);
@@ -186,6 +206,8 @@ TEST(Sm90Plan, SharedMemoryBudgetPerTile) {
   expect_fits<Shape::k128x64SwapBlock>(8);
   expect_fits<Shape::k128x192>(4);
   expect_fits<Shape::k128x192Block>(4);
+  expect_fits<Shape::k128x256>(4);  // its D sub-tile staged in halves (kMaxStagedCols)
+  EXPECT_EQ(Dense<Shape::k128x256>::kStagingBytes, sm90::kWgmmaM * 128 * 2);
 }
 
 // The tile table: each row is its own shape, every shape is instantiated for
@@ -197,6 +219,7 @@ TEST(Sm90Plan, TheTileTableIsConsistent) {
     SCOPED_TRACE(r.name);
     EXPECT_TRUE(r.dense || r.grouped);
     EXPECT_FALSE((r.clusters || r.cluster_split) && !r.dense);
+    EXPECT_FALSE(r.fast_only && (r.block_scales || r.swap || r.grouped || r.clusters || r.cluster_split));
     EXPECT_EQ(r.swap, std::string(r.name).find("swap") != std::string::npos);
     EXPECT_EQ(r.block_scales, std::string(r.name).find("block") != std::string::npos);
     EXPECT_EQ(std::string(r.name).rfind(std::to_string(r.block_m) + "x" + std::to_string(r.block_n), 0), 0u);
@@ -204,7 +227,7 @@ TEST(Sm90Plan, TheTileTableIsConsistent) {
   }
   EXPECT_EQ(sm90::kernels_of(sm90::Kind::kDense), 4 * dense);
   EXPECT_EQ(sm90::kGroupedKernelCount, 4 * grouped);
-  EXPECT_EQ(dense, 8);
+  EXPECT_EQ(dense, 9);
   EXPECT_EQ(grouped, 5);
 }
 

@@ -75,7 +75,8 @@ __device__ __forceinline__ void consume(const KernelArgs& p, const CUtensorMap* 
     const ColFactor cf = load_col_factor<T>(p, w, thread);
     RowFactors<T> rf;
     rf.load(p, w, Fragment(sub_row0<T>(w, consumer, 0), w.y0, thread).row0);
-    mma_unit<T, TX, TY>(w, p, smem, ps, cs, consumer, thread, acc0, acc1, master);
+    if constexpr (Cfg::kFastOnly) fast_unit<T, TX, TY>(w, p, smem, ps, consumer, thread, master);
+    else mma_unit<T, TX, TY>(w, p, smem, ps, cs, consumer, thread, acc0, acc1, master);
     if constexpr (Cfg::kClusterSplit)
       if (p.cluster_splits > 1) {  // a cluster split: only its leader stores the tile
         const bool leader = cluster_reduce<T>(p, smem, consumer, thread, master);

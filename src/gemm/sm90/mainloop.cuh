@@ -126,6 +126,66 @@ __device__ __forceinline__ void release_stage(SharedStorage<T>& smem, int stage,
   if (paired && lane0) arrive_peer(&smem.empty[stage]);
 }
 
+// Issues the four k32 steps of one K block from stage `st` into `a`, X rows
+// from `x_row`; the first overwrites `a` unless `accumulate`.
+template <class T, fp8kit_dtype TX, fp8kit_dtype TY>
+__device__ __forceinline__ void issue_block(float (&a)[T::kAccRegs], SharedStorage<T>& smem, int st, int x_row,
+                                            bool accumulate) {
+  const uint64_t dx = ptx::smem_desc(&smem.x[st][x_row * kBlockK]);
+  const uint64_t dy = ptx::smem_desc(smem.y[st]);
+  ptx::fence_operands(a);
+  ptx::wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < kKSteps; ++kk)
+    ptx::wgmma<T::kBlockN, TX, TY>(a, dx + kk * ptx::kDescKStep, dy + kk * ptx::kDescKStep,
+                                   (accumulate || kk > 0) ? 1u : 0u);
+  ptx::wgmma_commit();
+}
+
+// Zeroes unit w's sums; false for an empty split of a cluster
+// (cluster_split.cuh), for which nothing was loaded.
+template <class T>
+__device__ __forceinline__ bool start_unit(const Unit& w, float (&master)[T::kSubTiles][T::kAccRegs]) {
+#pragma unroll
+  for (int s = 0; s < T::kSubTiles; ++s)
+#pragma unroll
+    for (int r = 0; r < T::kAccRegs; ++r) master[s][r] = 0.0f;
+  return w.kb_end > w.kb_begin;
+}
+
+// FAST accumulation (p.fast_accum, non-block tiles; the only way of the
+// FAST-only tiles): no promotion; each sub-tile's wgmma accumulates all of
+// unit w's K blocks into `master` itself, one K block's groups in flight
+// while the next is issued. Waiting down to kSub groups retires the
+// previous block's, whose stage is then freed.
+template <class T, fp8kit_dtype TX, fp8kit_dtype TY>
+__device__ __forceinline__ void fast_unit(const Unit& w, const KernelArgs& p, SharedStorage<T>& smem,
+                                          PipelineState<T::kStages>& ps, int consumer, int thread,
+                                          float (&master)[T::kSubTiles][T::kAccRegs]) {
+  constexpr int kSub = T::kSubTiles;
+  const bool lane0 = (thread % 32) == 0;
+  const bool paired = in_cluster<T>(p);
+  const bool slot_by_tma = slots_by_tma<T>(p);
+  const int nkb = w.kb_end - w.kb_begin;
+  if (!start_unit<T>(w, master)) return;
+  int prev_stage = 0;
+  for (int i = 0; i < nkb; ++i, ps.advance()) {
+    ptx::wait_barrier(&smem.full[ps.stage], ps.phase);
+#pragma unroll
+    for (int s = 0; s < kSub; ++s)
+      issue_block<T, TX, TY>(master[s], smem, ps.stage, (consumer * kSub + s) * kWgmmaM, true);
+    if (i > 0) {
+      ptx::wgmma_wait<kSub>();
+      release_stage<T>(smem, prev_stage, lane0, paired, slot_by_tma);
+    }
+    prev_stage = ps.stage;
+  }
+  ptx::wgmma_wait<0>();
+#pragma unroll
+  for (int s = 0; s < kSub; ++s) ptx::fence_operands(master[s]);
+  release_stage<T>(smem, prev_stage, lane0, paired, slot_by_tma);
+}
+
 // One consumer warpgroup's K loop over unit w: every 128-deep K block is
 // summed by four wgmma k32 steps into an accumulator, then promoted into the
 // f32 `master` (times the block's two scales in block tiles). FP8 wgmma
@@ -134,9 +194,7 @@ __device__ __forceinline__ void release_stage(SharedStorage<T>& smem, int stage,
 // sum's. kDoubleAcc: two accumulators alternate, so K block i+1's wgmma runs
 // while block i is promoted. Otherwise one accumulator serves the sub-tiles
 // in turn, and the other consumer's wgmma keeps the tensor pipe busy.
-// FAST accumulation (p.fast_accum, non-block tiles): no promotion; each
-// sub-tile's wgmma accumulates all of the unit's K blocks into `master`
-// itself, one K block's groups in flight while the next is issued.
+// FAST accumulation: fast_unit.
 // `acc0` and `acc1` live across units (the caller's), `master` is set here.
 // `cs`: the position in B's scale chunks (dense normal block tiles, the caller's).
 template <class T, fp8kit_dtype TX, fp8kit_dtype TY>
@@ -150,50 +208,14 @@ __device__ __forceinline__ void mma_unit(const Unit& w, const KernelArgs& p, Sha
   constexpr int R = Cfg::kAccRegs;
   constexpr int BN = Cfg::kBlockN;
   constexpr int kSub = Cfg::kSubTiles;
+  static_assert(!Cfg::kFastOnly, "FAST-only tiles sum by fast_unit alone");
+  if constexpr (!Cfg::kBlock)
+    if (p.fast_accum) return fast_unit<T, TX, TY>(w, p, smem, ps, consumer, thread, master);
   const bool lane0 = (thread % 32) == 0;
   const bool paired = in_cluster<T>(p);
   const bool slot_by_tma = slots_by_tma<T>(p);
   const int nkb = w.kb_end - w.kb_begin;
-#pragma unroll
-  for (int s = 0; s < kSub; ++s)
-#pragma unroll
-    for (int r = 0; r < R; ++r) master[s][r] = 0.0f;
-  if (nkb <= 0) return;  // an empty split of a cluster (cluster_split.cuh): nothing was loaded
-  // Issues the four k32 steps of one K block from stage `st`, X rows from
-  // `x_row`; the first overwrites `a` unless `accumulate`.
-  auto issue_block = [&](float (&a)[R], int st, int x_row, bool accumulate = false) {
-    const uint64_t dx = ptx::smem_desc(&smem.x[st][x_row * kBlockK]);
-    const uint64_t dy = ptx::smem_desc(smem.y[st]);
-    ptx::fence_operands(a);
-    ptx::wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < kKSteps; ++kk)
-      ptx::wgmma<BN, TX, TY>(a, dx + kk * ptx::kDescKStep, dy + kk * ptx::kDescKStep,
-                             (accumulate || kk > 0) ? 1u : 0u);
-    ptx::wgmma_commit();
-  };
-
-  if constexpr (!Cfg::kBlock)
-    if (p.fast_accum) {
-      // One group per sub-tile per K block; waiting down to kSub groups
-      // retires the previous block's, whose stage is then freed.
-      int prev_stage = 0;
-      for (int i = 0; i < nkb; ++i, ps.advance()) {
-        ptx::wait_barrier(&smem.full[ps.stage], ps.phase);
-#pragma unroll
-        for (int s = 0; s < kSub; ++s) issue_block(master[s], ps.stage, (consumer * kSub + s) * kWgmmaM, true);
-        if (i > 0) {
-          ptx::wgmma_wait<kSub>();
-          release_stage<T>(smem, prev_stage, lane0, paired, slot_by_tma);
-        }
-        prev_stage = ps.stage;
-      }
-      ptx::wgmma_wait<0>();
-#pragma unroll
-      for (int s = 0; s < kSub; ++s) ptx::fence_operands(master[s]);
-      release_stage<T>(smem, prev_stage, lane0, paired, slot_by_tma);
-      return;
-    }
+  if (!start_unit<T>(w, master)) return;
 
   if constexpr (!Cfg::kDoubleAcc) {
     // One accumulator, promoted per sub-tile. Block scales come with the
@@ -221,7 +243,7 @@ __device__ __forceinline__ void mma_unit(const Unit& w, const KernelArgs& p, Sha
         }
 #pragma unroll
         for (int s = 0; s < kSub; ++s) {
-          issue_block(acc0, ps.stage, (consumer * kSub + s) * kWgmmaM);
+          issue_block<T, TX, TY>(acc0, smem, ps.stage, (consumer * kSub + s) * kWgmmaM, false);
           ptx::wgmma_wait<0>();
           ptx::fence_operands(acc0);
           // The slot's scales were read at the top.
@@ -251,7 +273,7 @@ __device__ __forceinline__ void mma_unit(const Unit& w, const KernelArgs& p, Sha
     // Waits for K block i's stage and issues its wgmma group into `a`.
     auto issue = [&](float (&a)[R]) {
       ptx::wait_barrier(&smem.full[ps.stage], ps.phase);
-      issue_block(a, ps.stage, consumer * kWgmmaM);
+      issue_block<T, TX, TY>(a, smem, ps.stage, consumer * kWgmmaM, false);
       ptx::fence_operands(a);
     };
     // Once `a`'s group has retired: frees its stage and promotes it.

@@ -138,8 +138,10 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
   const Kernel* kern = kernel_for<Kind::kDense>(pl.shape, v.x.type, v.y.type);
   // A plan names a dense shape; a cluster split needs the tile's cluster-split
   // code (ShapeRow::cluster_split); without it each CTA would store its own
-  // K range's sum.
-  if (kern == nullptr || (pl.cluster_splits > 1 && !row(pl.shape).cluster_split)) return cudaErrorInvalidValue;
+  // K range's sum. A FAST-only tile cannot promote (ShapeRow::fast_only).
+  if (kern == nullptr || (pl.cluster_splits > 1 && !row(pl.shape).cluster_split) ||
+      (row(pl.shape).fast_only && !env.fast_accumulation))
+    return cudaErrorInvalidValue;
   KernelArgs args = kernel_args(p, pl, v, env);
   CUtensorMap map_x{}, map_y{}, map_d{};
   if (!encode(&map_x, v.x.ptr, v.x.rows, p.k, v.x.ld, v.x.box_rows) ||

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "core/environment.hpp"
 #include "core/math.hpp"
@@ -53,21 +54,27 @@ struct TileCost {
   double overhead;  // the tile beyond its K loop, in the same unit
 };
 struct TileCosts {
-  TileCost t128x128, t256x128, t128x192;
+  TileCost t128x128, t256x128, t128x192, t128x256;
 };
+// A tile a way of summing cannot run (the 128 x 256 tile promoted): never the shortest.
+constexpr double kNever = std::numeric_limits<double>::infinity();
 // Promoted vector scales. The 256 x 128 K block costs 2.0-2.2 of the
 // 128 x 128 one (its single accumulator waits for each sub-tile's wgmma;
 // the 128 x 128 tile double-buffers; the v8 sweep). The 128 x 192 tile:
 // 1.5x the FLOPs of a 128 x 128 tile per K block for 1.25x its X and Y
 // bytes, with one accumulator (the other consumer's wgmma covers a
 // promotion); 1.6 fits the long-K tensor row (docs/perf/log/2026-12-01-wide-n-tile.md).
-constexpr TileCosts kPromotedCosts{{1.0, 4.0}, {2.2, 6.0}, {1.6, 5.0}};
+constexpr TileCosts kPromotedCosts{{1.0, 4.0}, {2.2, 6.0}, {1.6, 5.0}, {kNever, kNever}};
 // FAST accumulation: no promotion, so one accumulator no longer serialises
 // the wide tiles and their lower L2 traffic per FLOP shows. Least-squares fit
 // (log time, 128 x 128 fixed at 1.0 / 4.0) to the H200 sweep of every full-grid
 // suite shape at M >= 512 (54 shapes, docs/perf/log/2026-12-03-fast-tiles.md):
 // tensor 1.98 / 5.5 and 1.43 / 5.0; token x channel, fitted apart, the same.
-constexpr TileCosts kFastCosts{{1.0, 4.0}, {1.98, 5.5}, {1.43, 5.0}};
+// The 128 x 256 tile (FAST only): the 256 x 128 tile's FLOPs and L2 bytes
+// per K block with a sixth less shared-memory read per FLOP and half the
+// wgmma instructions; predicted 1.90 / 5.5 (its epilogue, as the 256 x 128
+// tile's, stores 64 KB of bf16 in four halves of a sub-tile).
+constexpr TileCosts kFastCosts{{1.0, 4.0}, {1.98, 5.5}, {1.43, 5.0}, {1.90, 5.5}};
 // Block-scale tiles keep one accumulator at 128 x 128 too, so they are
 // compared by waves only, at these costs per wave: the 256 x 128 tile 1.8
 // (v8's rule, restored with one accumulator in fc956c6); the 128 x 192 one
@@ -220,29 +227,39 @@ inline Summing summing_of(bool block_scales, bool fast_accum) {
   return block_scales ? Summing::kBlockScales : fast_accum ? Summing::kFast : Summing::kPromoted;
 }
 
+// A normal tile's cost by its rows and columns (either scale kind's twin).
+inline const TileCost& tile_cost(const TileCosts& costs, const Plan& pl) {
+  if (pl.block_m > row(Shape::k128x128).block_m) return costs.t256x128;
+  if (pl.block_n == row(Shape::k128x256).block_n) return costs.t128x256;
+  if (pl.block_n == row(Shape::k128x192).block_n) return costs.t128x192;
+  return costs.t128x128;
+}
+
 // Makespan of an unsplit plan of a normal tile by the model above, in
 // 128 x 128 K blocks (block scales: in 128 x 128 waves).
 inline double normal_tile_cost(const Plan& one, Summing how, int sm_count) {
+  if (row(one.shape).fast_only && how != Summing::kFast) return kNever;
   const double waves = static_cast<double>(waves_of(int64_t{one.tiles_x} * one.tiles_y, sm_count));
   const bool wide_m = one.block_m > row(Shape::k128x128).block_m;
   const bool wide_n = one.block_n > row(Shape::k128x128).block_n;
   if (how == Summing::kBlockScales)
     return waves * (wide_m ? k256x128WaveCostBlockScales : wide_n ? k128x192WaveCostBlockScales : 1.0);
-  const TileCosts& costs = how == Summing::kFast ? kFastCosts : kPromotedCosts;
-  const TileCost& c = wide_m ? costs.t256x128 : wide_n ? costs.t128x192 : costs.t128x128;
+  const TileCost& c = tile_cost(how == Summing::kFast ? kFastCosts : kPromotedCosts, one);
   return waves * (one.k_blocks * c.block + c.overhead);
 }
 
 // On a full grid: the shortest of the 128 x 128, 256 x 128 and 128 x 192
-// tiles by the model, so the 128 x 192 one where N's 128-wide tiles leave a
-// ragged last wave that 192-wide ones fill better (512 x 6144: 192 tiles of
-// 128 x 128, two waves, against 128 of 128 x 192, one). Never split.
+// tiles (and FAST's 128 x 256) by the model, so the 128 x 192 one where N's
+// 128-wide tiles leave a ragged last wave that 192-wide ones fill better
+// (512 x 6144: 192 tiles of 128 x 128, two waves, against 128 of 128 x 192,
+// one). Never split.
 inline Plan full_grid_plan(int m, int n, int k, Summing how, int sm_count) {
   const bool block = how == Summing::kBlockScales;
   const Plan candidates[] = {
       plan_for(block ? Shape::k128x128Block : Shape::k128x128, 1, m, n, k, sm_count, 0),
       plan_for(block ? Shape::k256x128Block : Shape::k256x128, 1, m, n, k, sm_count, 0),
       plan_for(block ? Shape::k128x192Block : Shape::k128x192, 1, m, n, k, sm_count, 0),
+      plan_for(Shape::k128x256, 1, m, n, k, sm_count, 0),  // FAST only (kNever otherwise)
   };
   const Plan* best = &candidates[0];
   for (const Plan& c : candidates)

@@ -34,6 +34,8 @@ namespace fp8kit::sm90::ptx {
 #define FP8KIT_WGMMA_TAIL_128 "%64, %65", "%66"
 #define FP8KIT_WGMMA_SEQ_192 FP8KIT_PP_1_95
 #define FP8KIT_WGMMA_TAIL_192 "%96, %97", "%98"
+#define FP8KIT_WGMMA_SEQ_256 FP8KIT_PP_1_127
+#define FP8KIT_WGMMA_TAIL_256 "%128, %129", "%130"
 #define FP8KIT_WGMMA_ASM(N, TX, TY, DESCS, SCALE)                                              \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE ", 0;\n"                             \
                "wgmma.mma_async.sync.aligned.m64n" #N "k32.f32." #TX "." #TY                  \
@@ -55,21 +57,25 @@ template <int N, fp8kit_dtype TX, fp8kit_dtype TY>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t dx, uint64_t dy, uint32_t scale_d) {
   constexpr bool kX4 = (TX == FP8KIT_DTYPE_E4M3);
   constexpr bool kY4 = (TY == FP8KIT_DTYPE_E4M3);
-  static_assert(N == 16 || N == 64 || N == 128 || N == 192, "wgmma N of a tile configuration");
+  static_assert(N == 16 || N == 64 || N == 128 || N == 192 || N == 256, "wgmma N of a tile configuration");
   if constexpr (N == 16) {
     FP8KIT_WGMMA_SELECT(16)
   } else if constexpr (N == 64) {
     FP8KIT_WGMMA_SELECT(64)
   } else if constexpr (N == 128) {
     FP8KIT_WGMMA_SELECT(128)
-  } else {
+  } else if constexpr (N == 192) {
     FP8KIT_WGMMA_SELECT(192)
+  } else {
+    FP8KIT_WGMMA_SELECT(256)
   }
 }
 #undef FP8KIT_WGMMA_SELECT
 #undef FP8KIT_WGMMA_CALL
 #undef FP8KIT_WGMMA_EXPAND
 #undef FP8KIT_WGMMA_ASM
+#undef FP8KIT_WGMMA_TAIL_256
+#undef FP8KIT_WGMMA_SEQ_256
 #undef FP8KIT_WGMMA_TAIL_192
 #undef FP8KIT_WGMMA_SEQ_192
 #undef FP8KIT_WGMMA_TAIL_128

@@ -43,6 +43,10 @@ constexpr int kOutBoxRows = 64;          // rows of a D store box (every tile's 
 constexpr int kOutChunkBytes = 128;      // bytes of a D store box row: one 128B swizzle row
 constexpr int kMaxBlockM = 256;          // the largest tile's kernel rows (TMA boxes hold at most 256)
 constexpr int kMaxColFactorsPerThread = 2;  // ceil(largest BN / 128)
+// The widest D sub-tile staged whole: a wider one (the 128 x 256 tile) is
+// staged in halves, which keeps its fourth pipeline stage (whole, its two
+// 32 KB staging buffers would leave three).
+constexpr int kMaxStagedCols = 192;
 constexpr int kTmaSmemAlign = 128;       // shared-memory destinations of TMA tensor copies
 // Dense normal block tiles (TileConfig::kCoarseChunks): B's block scales of
 // 64 K blocks (K = 8192) per chunk, two chunk buffers (one filling while the
@@ -76,6 +80,7 @@ enum class Shape {
   k128x192,
   k128x192Block,
   k128x16Swap,
+  k128x256,
   kCount,
 };
 constexpr int kShapeCount = static_cast<int>(Shape::kCount);
@@ -100,6 +105,11 @@ struct ShapeRow {
   // swapped decode tiles (plan.hpp); in the 128 x 128 tiles its code cost 2-4%
   // unsplit (docs/perf/log/2026-12-01-integrated-run.md).
   bool cluster_split;
+  // FAST accumulation only: its m64 x BN accumulator alone takes the
+  // registers a promoted tile needs twice (the 128 x 256 tile, 128 f32 per
+  // consumer thread). The host plans it only for FAST (plan.hpp) and its
+  // launch refuses the promoted mode (host_launch.hpp).
+  bool fast_only;
 };
 
 // The 256 x 128 tiles read 48 KB of X and Y per 8.4 MFLOP against the
@@ -109,17 +119,21 @@ struct ShapeRow {
 // leave a ragged last wave (plan.hpp). The 128 x 16 swapped tile is masked
 // grouped decode of at most 16 tokens per expert (wgmma N = 16: a quarter of
 // the 64-token tile's tensor work and token bytes, 11 stages instead of 8).
-//                 shape                  name                 BM   BN   swap   block  dense  grouped clusters csplit
+// The 128 x 256 tile (FAST only) reads the 256 x 128 tile's bytes per FLOP
+// from L2, and per k32 step one m64n256 wgmma per consumer reads 20 KB of
+// shared memory where the 256 x 128 tile's two m64n128 read 24 KB.
+//                 shape                  name                 BM   BN   swap   block  dense  grouped clusters csplit fast
 constexpr ShapeRow kShapes[] = {
-    {Shape::k128x128,         "128x128",           128, 128, false, false, true,  true,  false, false},
-    {Shape::k128x128Block,    "128x128,block",     128, 128, false, true,  true,  true,  false, false},
-    {Shape::k128x64Swap,      "128x64,swap",       128, 64,  true,  false, true,  true,  false, true},
-    {Shape::k128x64SwapBlock, "128x64,swap,block", 128, 64,  true,  true,  true,  true,  false, true},
-    {Shape::k256x128,         "256x128",           256, 128, false, false, true,  false, false, false},
-    {Shape::k256x128Block,    "256x128,block",     256, 128, false, true,  true,  false, true,  false},
-    {Shape::k128x192,         "128x192",           128, 192, false, false, true,  false, false, false},
-    {Shape::k128x192Block,    "128x192,block",     128, 192, false, true,  true,  false, false, false},
-    {Shape::k128x16Swap,      "128x16,swap",       128, 16,  true,  false, false, true,  false, false},
+    {Shape::k128x128,         "128x128",           128, 128, false, false, true,  true,  false, false, false},
+    {Shape::k128x128Block,    "128x128,block",     128, 128, false, true,  true,  true,  false, false, false},
+    {Shape::k128x64Swap,      "128x64,swap",       128, 64,  true,  false, true,  true,  false, true,  false},
+    {Shape::k128x64SwapBlock, "128x64,swap,block", 128, 64,  true,  true,  true,  true,  false, true,  false},
+    {Shape::k256x128,         "256x128",           256, 128, false, false, true,  false, false, false, false},
+    {Shape::k256x128Block,    "256x128,block",     256, 128, false, true,  true,  false, true,  false, false},
+    {Shape::k128x192,         "128x192",           128, 192, false, false, true,  false, false, false, false},
+    {Shape::k128x192Block,    "128x192,block",     128, 192, false, true,  true,  false, false, false, false},
+    {Shape::k128x16Swap,      "128x16,swap",       128, 16,  true,  false, false, true,  false, false, false},
+    {Shape::k128x256,         "128x256",           128, 256, false, false, true,  false, false, false, true},
 };
 
 constexpr bool shapes_are_indexed() {
@@ -164,13 +178,15 @@ struct TileConfig {
   // 2-CTA clusters with multicast (cluster.cuh); the other tiles compile no cluster code.
   static constexpr bool kClusters = row(S).clusters && !kGrouped;
   static constexpr bool kClusterSplit = row(S).cluster_split && !kGrouped;
+  static constexpr bool kFastOnly = row(S).fast_only;
   static constexpr int kBlockM = row(S).block_m;
   // m64 sub-tiles per consumer warpgroup: 1, or 2 in the 256 x 128 tiles.
   static constexpr int kSubTiles = kBlockM / (kConsumers * kWgmmaM);
   // 128 for the other normal tiles: the m64 x BN f32 accumulators must fit
   // the consumers' 232 registers (two wgmma accumulators and the master at
   // 128 x 128; one accumulator and two masters at 256 x 128; one
-  // accumulator and the master, 2 x 96, at 128 x 192).
+  // accumulator and the master, 2 x 96, at 128 x 192; at 128 x 256, FAST
+  // only, the one accumulator's 128).
   // Swapped: the tokens, 64, or 16 in the masked decode tile.
   static constexpr int kBlockN = row(S).block_n;
   // Which side carries what (the kernel-argument struct is in X / Y terms;
@@ -189,9 +205,10 @@ struct TileConfig {
   // 128-byte-wide column chunks, 128B-swizzled, for TMA stores. An f32
   // sub-tile goes out in two passes, and the 256 x 128 tiles' two sub-tiles
   // one after the other: sized for f32, it would cost a pipeline stage.
+  // Sub-tiles wider than kMaxStagedCols go out in halves (twice the passes).
   static constexpr int kOutRows = kSwap ? kBlockN : kWgmmaM;
   static constexpr int kOutCols = kSwap ? kWgmmaM : kBlockN;
-  static constexpr int kStagingBytes = kOutRows * kOutCols * 2;
+  static constexpr int kStagingBytes = kOutRows * kOutCols * 2 / (kOutCols > kMaxStagedCols ? 2 : 1);
   // Kernel columns whose scale and bias each consumer thread loads when a
   // unit starts (one per thread up to BN = 128; two at 128 x 192).
   static constexpr int kColFactorsPerThread = (kBlockN + kWarpgroupThreads - 1) / kWarpgroupThreads;
@@ -245,6 +262,8 @@ struct TileConfig {
   static_assert(kBlockN % 8 == 0 && kBlockN <= 256, "wgmma N");
   static_assert(kColFactorsPerThread <= kMaxColFactorsPerThread, "ColFactor holds every column a thread loads");
   static_assert(kOutCols % (kOutChunkBytes / 2) == 0, "D sub-tiles are whole 128-byte chunks for every output type");
+  static_assert(!kFastOnly || (!kBlock && !kGrouped && !kClusters && !kClusterSplit),
+                "a FAST-only tile is a dense vector-scale tile without cluster code");
 };
 
 }  // namespace fp8kit::sm90
