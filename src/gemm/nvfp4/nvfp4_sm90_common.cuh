@@ -1,7 +1,7 @@
 // Device code both Hopper NVFP4 W4A16 kernels share (the prefill kernel,
 // nvfp4_sm90_kernel.cuh, and the decode kernel, nvfp4_sm90_decode_kernel.cuh):
-// a row's scales from a stage's swizzled tile, a stage's release, and the
-// epilogue's staged store of D. Device code for sm_90a only: included under
+// a row's scales from a stage's swizzled tile and the epilogue's staged
+// store of D. Device code for sm_90a only: included under
 // FP8KIT_HAS_WGMMA.
 #pragma once
 
@@ -35,14 +35,6 @@ __device__ __forceinline__ uint32_t tile_scale_word(const uint8_t* tile, int loc
 // swizzled tile.
 __device__ __forceinline__ uint32_t tile_scale_byte(const uint8_t* tile, int local, int b) {
   return tile[(local % kLineRows) * kLineBytes + (local / kLineRows) * kTileBlocks + b];
-}
-
-// Frees a stage for the producer: one arrive per consumer warp, once all its
-// lanes have read the weights.
-template <class S>
-__device__ __forceinline__ void release(S& s, int st, bool lane0) {
-  __syncwarp();
-  if (lane0) hptx::arrive_no_state(&s.empty[st]);
 }
 
 // Stages this consumer's tile as OutT (D row = token, 64 weights per row)

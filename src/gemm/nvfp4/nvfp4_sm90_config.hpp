@@ -68,7 +68,7 @@ struct TileT {
     // ones are read from global memory by the consumers).
     alignas(16) uint8_t scales[kStages][kScaleTileBytes];
     uint64_t full[kStages];   // TMA bytes landed
-    uint64_t empty[kStages];  // every consumer warp is done with the stage
+    uint64_t empty[kStages];  // every consumer thread is done with the stage
   };
   // The dynamic shared memory starts at a 16-byte boundary; the kernel places
   // the struct at the next 1024-byte one.

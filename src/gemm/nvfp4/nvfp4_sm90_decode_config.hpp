@@ -56,7 +56,7 @@ struct DecodeStorage {
   alignas(16) uint8_t scales[kDecodeStages][kScaleTileBytes];
   uint64_t full[kDecodeStages];   // TMA bytes landed (raw tokens, weights, scales)
   uint64_t ready[kDecodeStages];  // the token warp has written sT
-  uint64_t empty[kDecodeStages];  // every consumer warp is done with the stage
+  uint64_t empty[kDecodeStages];  // every consumer thread is done with the stage
 };
 constexpr int kDecodeSmemBytes = static_cast<int>(sizeof(DecodeStorage)) + kSwizzleAtomBytes;
 static_assert(kDecodeCtasPerSm * kDecodeSmemBytes <= fp8kit::sm90::kSmemBytesMax, "two CTAs per SM");

@@ -131,7 +131,6 @@ __device__ __forceinline__ void mma_loop(const Nvfp4Params& p, TileOrigin o, int
   using C = TileT<kT>;
   constexpr int kStages = C::kStages;
   const int warp = thread / 32, lane = thread % 32, g = lane / 4, t = lane % 4;
-  const bool lane0 = lane == 0;
   const int local = consumer * kWgmmaM + warp * 16 + g;  // row r within the CTA's weights
   const int row = local * kPackedRowBytes;
   const uint32_t gather = static_cast<uint32_t>(t | ((t + 4) << 4));  // byte t of x, byte t of y
@@ -177,7 +176,7 @@ __device__ __forceinline__ void mma_loop(const Nvfp4Params& p, TileOrigin o, int
     fence_registers(b[1]);
     fence_registers(b[2]);
     fence_registers(b[3]);
-    if (i > 0) release(s, (i - 1) % kStages, lane0);
+    if (i > 0) hptx::arrive_no_state(&s.empty[(i - 1) % kStages]);
     if (i + 1 < nkb) {
       const int nst = (i + 1) % kStages;
       hptx::wait_barrier(&s.full[nst], ((i + 1) / kStages) & 1u);
@@ -193,7 +192,7 @@ __device__ __forceinline__ void mma_loop(const Nvfp4Params& p, TileOrigin o, int
   }
   hptx::wgmma_wait<0>();
   hptx::fence_operands(acc);
-  release(s, (nkb - 1) % kStages, lane0);
+  hptx::arrive_no_state(&s.empty[(nkb - 1) % kStages]);
 }
 
 template <Tokens kT, bool kBf16>
@@ -226,7 +225,7 @@ __device__ __forceinline__ void run_cta(const CUtensorMap* tmap_t, const CUtenso
   if (threadIdx.x == 0) {
     for (int i = 0; i < C::kStages; ++i) {
       cuda::ptx::mbarrier_init(&s.full[i], 1);
-      cuda::ptx::mbarrier_init(&s.empty[i], kConsumers * kWarpgroupThreads / 32);
+      cuda::ptx::mbarrier_init(&s.empty[i], kConsumers * kWarpgroupThreads);  // every consumer thread, after its reads
     }
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
