@@ -277,21 +277,21 @@ TEST(Sm90Plan, WideNOnlyWhereItsWavesWin) {
         }
 }
 
-// FAST accumulation: the full-grid tile by its own costs (the H200 sweep of
-// docs/perf/log/2026-12-03-fast-tiles.md: each pin is that shape's fastest
-// of the three tiles); it never moves a split, so the workspace a plan needs
-// is the same in both modes.
+// FAST accumulation: the full-grid tile by its own costs (the H100 sweep of
+// docs/perf/log/2026-12-05-fast-128x256.md, times of each shape's unsplit
+// tiles; each pin is that shape's fastest, but 4096^3's, within 1.2%); it
+// never moves a split, so the workspace a plan needs is the same in both modes.
 TEST(Sm90Plan, FastAccumulationPicksByItsOwnCosts) {
   struct Pin {
     int m, n, k;
     Shape fast, promoted;
   };
   const Pin pins[] = {
-      {8192, 8192, 8192, Shape::k128x192, Shape::k128x128},    // fast 921.7 us, 128 x 128 976.6
-      {4096, 4096, 4096, Shape::k256x128, Shape::k128x128},    // fast 124.1 us, 128 x 128 129.2
-      {8192, 24576, 1536, Shape::k256x128, Shape::k128x128},   // fast 609.0 us, 128 x 128 651.6
-      {512, 28672, 4096, Shape::k128x128, Shape::k128x128},    // fast 96.5 us, 128 x 192 103.2
-      {4096, 2112, 7168, Shape::k128x192, Shape::k128x192},    // fast 109.4 us, 128 x 128 142.6
+      {8192, 8192, 8192, Shape::k128x256, Shape::k128x128},    // fast 871.0 us, 128 x 192 950.6
+      {4096, 4096, 4096, Shape::k128x256, Shape::k128x128},    // fast 122.5 us, 256 x 128 121.1
+      {8192, 24576, 1536, Shape::k128x256, Shape::k128x128},   // fast 572.6 us, 128 x 192 582.7
+      {512, 28672, 4096, Shape::k128x128, Shape::k128x128},    // fast 95.8 us, 256 x 128 102.8
+      {4096, 2112, 7168, Shape::k128x192, Shape::k128x192},    // fast 106.2 us, 128 x 256 139.5
   };
   for (const Pin& pin : pins) {
     SCOPED_TRACE(label(pin.m, pin.n, pin.k, false, kH200Sms, kAnyWorkspace));

@@ -72,9 +72,10 @@ constexpr TileCosts kPromotedCosts{{1.0, 4.0}, {2.2, 6.0}, {1.6, 5.0}, {kNever, 
 // tensor 1.98 / 5.5 and 1.43 / 5.0; token x channel, fitted apart, the same.
 // The 128 x 256 tile (FAST only): the 256 x 128 tile's FLOPs and L2 bytes
 // per K block with a sixth less shared-memory read per FLOP and half the
-// wgmma instructions; predicted 1.90 / 5.5 (its epilogue, as the 256 x 128
-// tile's, stores 64 KB of bf16 in four halves of a sub-tile).
-constexpr TileCosts kFastCosts{{1.0, 4.0}, {1.98, 5.5}, {1.43, 5.0}, {1.90, 5.5}};
+// wgmma instructions. Fitted on an H100 SXM (132 SMs, the same suite: 54
+// full-grid shapes, docs/perf/log/2026-12-05-fast-128x256.md) at 1.77 / 7.5;
+// 256 x 128 fits 1.85 / 7.0 in that sweep, against 1.98 / 5.5 on the H200.
+constexpr TileCosts kFastCosts{{1.0, 4.0}, {1.98, 5.5}, {1.43, 5.0}, {1.77, 7.5}};
 // Block-scale tiles keep one accumulator at 128 x 128 too, so they are
 // compared by waves only, at these costs per wave: the 256 x 128 tile 1.8
 // (v8's rule, restored with one accumulator in fc956c6); the 128 x 192 one
