@@ -64,7 +64,7 @@ def main():
                     math.log(cost(a.fit, c, *s, a.sms) / cost("128x128", costs["128x128"], *s, a.sms))) ** 2
                    for s, t in times.items())
 
-    best = min(((b / 100, o / 2) for b in range(120, 300) for o in range(0, 25)), key=err)
+    best = min(((b / 100, o / 2) for b in range(100, 300) for o in range(0, 25)), key=err)
     print(f"{len(times)} full-grid shapes; {a.fit} fitted: block {best[0]:.2f}, overhead {best[1]:.1f} "
           f"(rms log error {math.sqrt(err(best) / len(times)):.3f})")
     geo = {t: math.exp(sum(math.log(v[t] / v["128x128"]) for v in times.values()) / len(times))

@@ -99,15 +99,17 @@ INSTANTIATE_TEST_SUITE_P(Wide, GemmWideModes,
                                             ::testing::Range(0, 6), ::testing::Range(0, 3)),
                          wide_name);
 
-// ---- Every mode x output on the Hopper path's 128 x 192 tile -----------------
-// On a 132-SM H200 these run with the 128 x 192 tile (Sm90Plan pins the
-// first): 1000 x 2104 is 136 tiles of 128 x 128 (two waves) but 88 of
-// 128 x 192 (one). Its tiles start at multiples of 192 columns, so most
-// straddle two 128-blocks of B's scales; N = 2104 = 10 x 192 + 184 leaves a
-// ragged last tile column, N = 2100 also a tail past the last 16 bytes of D
-// (plain stores); 500 x 6100 is a second tile row and 32 tile columns;
-// 1100 x 1976 ends 56 columns into the last tile, whose third column group
-// lies past N (its scale index is clamped to B's last block).
+// ---- Every mode x output on the Hopper path's wide-N tiles -----------------
+// On a 132-SM H200 block scales run these with the 128 x 192 tile, vector
+// scales 500 x 6100 with it and the others with the 128 x 160 one (Sm90Plan
+// pins them): 1000 x 2104 is 136 tiles of 128 x 128 (two waves) but 88 of
+// 128 x 192 or 112 of 128 x 160 (one). The 128 x 192 tiles start at
+// multiples of 192 columns, so most straddle two 128-blocks of B's scales;
+// N = 2104 = 10 x 192 + 184 = 13 x 160 + 24 leaves a ragged last tile
+// column, N = 2100 also a tail past the last 16 bytes of D (plain stores);
+// 500 x 6100 is a second tile row and 32 tile columns; 1100 x 1976 ends 56
+// columns into the last 128 x 192 tile, whose third column group lies past N
+// (its scale index is clamped to B's last block).
 
 struct WideNShape {
   int64_t m, n, k;

@@ -151,13 +151,16 @@ TEST(Sm90Plan, FittedChoicesOnTheH200) {
       {4096, 2112, 7168, true, Shape::k128x192Block, 1},
       {1000, 4104, 272, false, Shape::k256x128, 1},       // the GPU tests' wide-tile shape
       {1000, 4104, 272, true, Shape::k256x128Block, 1},
-      {1000, 2104, 272, false, Shape::k128x192, 1},       // the GPU tests' 128 x 192 shape
+      // The GPU tests' wide-N shapes (GemmSm90WideN): 8 x 14 tiles of
+      // 128 x 160 (one wave) against 8 x 11 of 128 x 192 and 8 x 17 of
+      // 128 x 128; block scales have no 128 x 160 tile.
+      {1000, 2104, 272, false, Shape::k128x160, 1},
       {1000, 2104, 272, true, Shape::k128x192Block, 1},
-      {1000, 2100, 400, false, Shape::k128x192, 1},
+      {1000, 2100, 400, false, Shape::k128x160, 1},
       {1000, 2100, 400, true, Shape::k128x192Block, 1},
-      {500, 6100, 144, false, Shape::k128x192, 1},
+      {500, 6100, 144, false, Shape::k128x192, 1},        // 4 x 32 tiles of 128 x 192: one wave
       {500, 6100, 144, true, Shape::k128x192Block, 1},
-      {1100, 1976, 272, false, Shape::k128x192, 1},
+      {1100, 1976, 272, false, Shape::k128x160, 1},
       {1100, 1976, 272, true, Shape::k128x192Block, 1},
       // Decode (docs/perf/log/2026-12-01-splitk-without-memset.md): long streams split into one wave of
       // splits of >= 8 K blocks; short ones (K <= 4096) do not.
@@ -197,7 +200,7 @@ void expect_fits(int stages) {
 // kStages).
 TEST(Sm90Plan, SharedMemoryBudgetPerTile) {
   // Every shape of the table is here: a new one states its stages.
-  static_assert(sm90::kShapeCount == 10, "a stage count per shape below");
+  static_assert(sm90::kShapeCount == 11, "a stage count per shape below");
   expect_fits<Shape::k128x128>(6);
   expect_fits<Shape::k128x128Block>(5);
   expect_fits<Shape::k256x128>(4);
@@ -208,6 +211,26 @@ TEST(Sm90Plan, SharedMemoryBudgetPerTile) {
   expect_fits<Shape::k128x192Block>(4);
   expect_fits<Shape::k128x256>(4);  // its D sub-tile staged in halves (kMaxStagedCols)
   EXPECT_EQ(Dense<Shape::k128x256>::kStagingBytes, sm90::kWgmmaM * 128 * 2);
+  expect_fits<Shape::k128x160>(5);
+}
+
+// D's store boxes: every tile's sub-tile is whole chunks of a TMA swizzle
+// span for 16-bit and f32 outputs, and the staging buffer holds whole
+// chunks, so each output type's passes are whole (epilogue.cuh, StoreShape).
+TEST(Sm90Plan, DStoreChunksAreWholeSwizzleSpans) {
+  for (const sm90::ShapeRow& r : sm90::kShapes) {
+    SCOPED_TRACE(r.name);
+    const int chunk = sm90::out_chunk_bytes(r.shape);
+    EXPECT_TRUE(chunk == 32 || chunk == 64 || chunk == 128);
+    for (int elem : {2, 4}) EXPECT_EQ(sm90::out_cols(r.shape) * elem % chunk, 0);
+  }
+  EXPECT_EQ(sm90::out_chunk_bytes(Shape::k128x160), 64);
+  EXPECT_EQ(sm90::out_chunk_bytes(Shape::k128x192), 128);
+  EXPECT_EQ(sm90::out_chunk_bytes(Shape::k128x64Swap), 128);
+  using C = Dense<Shape::k128x160>;
+  const int chunk_bytes = C::kOutRows * C::kOutChunkBytes;
+  EXPECT_EQ(C::kStagingBytes % chunk_bytes, 0);
+  for (int elem : {2, 4}) EXPECT_EQ(C::kOutRows * C::kOutCols * elem % C::kStagingBytes, 0);
 }
 
 // The tile table: each row is its own shape, every shape is instantiated for
@@ -227,7 +250,7 @@ TEST(Sm90Plan, TheTileTableIsConsistent) {
   }
   EXPECT_EQ(sm90::kernels_of(sm90::Kind::kDense), 4 * dense);
   EXPECT_EQ(sm90::kGroupedKernelCount, 4 * grouped);
-  EXPECT_EQ(dense, 9);
+  EXPECT_EQ(dense, 10);
   EXPECT_EQ(grouped, 5);
 }
 

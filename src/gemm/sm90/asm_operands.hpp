@@ -13,9 +13,8 @@
 #define FP8KIT_PP_1_31(M) FP8KIT_PP_1_29(M) M(30) M(31)
 #define FP8KIT_PP_1_63(M) \
   FP8KIT_PP_1_29(M) FP8KIT_PP_0_9(M, 3) FP8KIT_PP_0_9(M, 4) FP8KIT_PP_0_9(M, 5) M(60) M(61) M(62) M(63)
-#define FP8KIT_PP_1_95(M)                                                                                    \
-  FP8KIT_PP_1_63(M) M(64) M(65) M(66) M(67) M(68) M(69) FP8KIT_PP_0_9(M, 7) FP8KIT_PP_0_9(M, 8) M(90) M(91) \
-      M(92) M(93) M(94) M(95)
+#define FP8KIT_PP_1_79(M) FP8KIT_PP_1_63(M) M(64) M(65) M(66) M(67) M(68) M(69) FP8KIT_PP_0_9(M, 7)
+#define FP8KIT_PP_1_95(M) FP8KIT_PP_1_79(M) FP8KIT_PP_0_9(M, 8) M(90) M(91) M(92) M(93) M(94) M(95)
 #define FP8KIT_PP_1_127(M)                                                                                      \
   FP8KIT_PP_1_95(M) M(96) M(97) M(98) M(99) FP8KIT_PP_0_9(M, 10) FP8KIT_PP_0_9(M, 11) M(120) M(121) M(122) \
       M(123) M(124) M(125) M(126) M(127)

@@ -1,6 +1,6 @@
 // Epilogue of the native Hopper FP8 GEMM, per consumer warpgroup and unit:
 // the split-K reduction, then scales and bias in registers, conversion into
-// a 128B-swizzled staging buffer, and TMA stores.
+// a swizzled staging buffer, and TMA stores.
 // Device code for sm_90a only: included under FP8KIT_HAS_WGMMA.
 #pragma once
 
@@ -25,11 +25,16 @@ __device__ __forceinline__ void consumer_barrier(int consumer) {
   ptx::named_barrier<kWarpgroupThreads>(1 + consumer);
 }
 
-// Byte offset of (row, byte) in a 128B-swizzled chunk of 128-byte rows: the
-// 16-byte unit index is XORed with row % 8 (what TMA's SWIZZLE_128B expects;
-// it also spreads a warp's 8 rows over all banks).
-__device__ __forceinline__ int swizzle128(int row, int byte) {
-  return row * kOutChunkBytes + ((((byte >> 4) ^ (row & 7)) << 4) | (byte & 15));
+// Byte offset of (row, byte) in a chunk of kRowBytes-byte rows (32, 64 or
+// 128) swizzled as TMA's SWIZZLE_<kRowBytes>B reads it: the 16-byte unit
+// index within the row is XORed with the offset's bits 7 and up (the
+// 128-byte line, row / (128 / kRowBytes)), so that a warp's 8 rows fall on
+// all 32 banks. At 128 bytes: unit ^ row % 8.
+template <int kRowBytes>
+__device__ __forceinline__ int swizzled(int row, int byte) {
+  constexpr int kUnitMask = kRowBytes / 16 - 1;
+  constexpr int kRowsPerLine = kMaxOutChunkBytes / kRowBytes;
+  return row * kRowBytes + ((((byte >> 4) ^ ((row / kRowsPerLine) & kUnitMask)) << 4) | (byte & 15));
 }
 
 // Two adjacent D elements, stored as one 4- or 8-byte access (the pair never
@@ -40,13 +45,14 @@ struct alignas(2 * sizeof(OutT)) Pair {
 };
 
 // Staging geometry for output type OutT: D sub-tile (kOutRows, kOutCols) as
-// 128-byte column chunks of (kOutRows, 128 B). The staging buffer holds a
+// column chunks of (kOutRows, kOutChunkBytes). The staging buffer holds a
 // 16-bit sub-tile, so an f32 one goes out in two passes of half the chunks.
 template <class T, typename OutT>
 struct StoreShape {
   using Cfg = T;
-  static constexpr int kChunkCols = kOutChunkBytes / static_cast<int>(sizeof(OutT));
-  static constexpr int kChunkBytes = Cfg::kOutRows * kOutChunkBytes;
+  static constexpr int kRowBytes = Cfg::kOutChunkBytes;
+  static constexpr int kChunkCols = kRowBytes / static_cast<int>(sizeof(OutT));
+  static constexpr int kChunkBytes = Cfg::kOutRows * kRowBytes;
   static constexpr int kChunks = Cfg::kOutCols / kChunkCols;
   static constexpr int kChunksPerPass = Cfg::kStagingBytes / kChunkBytes;
   static constexpr int kPasses = kChunks / kChunksPerPass;
@@ -55,7 +61,7 @@ struct StoreShape {
 };
 
 // Writes the chunks of pass `pass` of this thread's converted fragment into
-// the warpgroup's staging buffer, 128B-swizzled.
+// the warpgroup's staging buffer, swizzled.
 template <class T, typename OutT>
 __device__ __forceinline__ void stage_out(const float (&v)[T::kAccRegs], uint8_t* staging, int thread,
                                           int pass) {
@@ -75,13 +81,13 @@ __device__ __forceinline__ void stage_out(const float (&v)[T::kAccRegs], uint8_t
         uint8_t* base = staging + (chunk % S::kChunksPerPass) * S::kChunkBytes;
 #pragma unroll
         for (int e = 0; e < 2; ++e)
-          *reinterpret_cast<OutT*>(base + swizzle128(y + e, (x % S::kChunkCols) * sizeof(OutT))) =
+          *reinterpret_cast<OutT*>(base + swizzled<S::kRowBytes>(y + e, (x % S::kChunkCols) * sizeof(OutT))) =
               static_cast<OutT>(e ? v1 : v0);
       } else {  // D row = kernel row; the pair is adjacent in D
         const int chunk = (8 * j) / S::kChunkCols;  // compile-time after unrolling
         if (chunk / S::kChunksPerPass != pass) continue;
         uint8_t* base = staging + (chunk % S::kChunksPerPass) * S::kChunkBytes;
-        *reinterpret_cast<Pair<OutT>*>(base + swizzle128(x, (y % S::kChunkCols) * sizeof(OutT))) =
+        *reinterpret_cast<Pair<OutT>*>(base + swizzled<S::kRowBytes>(x, (y % S::kChunkCols) * sizeof(OutT))) =
             Pair<OutT>{static_cast<OutT>(v0), static_cast<OutT>(v1)};
       }
     }
@@ -140,7 +146,7 @@ __device__ __forceinline__ void store_tile(const KernelArgs& p, const CUtensorMa
         for (int i = thread; i < rows * width; i += kWarpgroupThreads) {
           const int r = i / width, col = tail_lo + i % width - col_lo;
           const uint8_t* src =
-              staging + (col / S::kChunkCols) * S::kChunkBytes + swizzle128(r, (col % S::kChunkCols) * elem);
+              staging + (col / S::kChunkCols) * S::kChunkBytes + swizzled<S::kRowBytes>(r, (col % S::kChunkCols) * elem);
           OutT* dst = static_cast<OutT*>(p.d) + int64_t{d_row0 + r} * p.ldd + col_lo + col;
           *dst = *reinterpret_cast<const OutT*>(src);
         }

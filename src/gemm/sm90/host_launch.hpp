@@ -188,8 +188,8 @@ inline int n_tma_of(const GemmParams& p) {
 }
 
 // D [M, N] (ldd elements; grouped: M = the rows of every expert) as a 2-D tensor map of store boxes (64 rows,
-// 128 bytes of columns), 128B-swizzled; TMA clips what lies beyond D.
-inline bool encode_d(CUtensorMap* map, const GemmParams& p) {
+// `chunk_bytes` of columns: the tile's out_chunk_bytes), swizzled over that span; TMA clips what lies beyond D.
+inline bool encode_d(CUtensorMap* map, const GemmParams& p, int chunk_bytes) {
   const PFN_cuTensorMapEncodeTiled_v12000 fn = encode_fn();
   if (fn == nullptr) return false;
   CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
@@ -201,12 +201,14 @@ inline bool encode_d(CUtensorMap* map, const GemmParams& p) {
   const cuuint64_t n_map = std::max<cuuint64_t>(static_cast<cuuint64_t>(n_tma_of(p)), kTmaGranule / bytes);
   const cuuint64_t dims[kTensorRank] = {n_map, static_cast<cuuint64_t>(p.m)};
   const cuuint64_t strides[kTensorRank - 1] = {static_cast<cuuint64_t>(p.ldd) * bytes};
-  const cuuint32_t box[kTensorRank] = {static_cast<cuuint32_t>(kOutChunkBytes / bytes),
+  const cuuint32_t box[kTensorRank] = {static_cast<cuuint32_t>(chunk_bytes / bytes),
                                        static_cast<cuuint32_t>(kOutBoxRows)};
   const cuuint32_t elem_strides[kTensorRank] = {1, 1};
-  return fn(map, type, kTensorRank, p.d, dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+  const CUtensorMapSwizzle swizzle = chunk_bytes == kMaxOutChunkBytes ? CU_TENSOR_MAP_SWIZZLE_128B
+                                     : chunk_bytes == kMaxOutChunkBytes / 2 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                                                            : CU_TENSOR_MAP_SWIZZLE_32B;
+  return fn(map, type, kTensorRank, p.d, dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+            CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 }  // namespace fp8kit::sm90

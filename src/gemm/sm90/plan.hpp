@@ -54,7 +54,7 @@ struct TileCost {
   double overhead;  // the tile beyond its K loop, in the same unit
 };
 struct TileCosts {
-  TileCost t128x128, t256x128, t128x192, t128x256;
+  TileCost t128x128, t256x128, t128x192, t128x256, t128x160;
 };
 // A tile a way of summing cannot run (the 128 x 256 tile promoted): never the shortest.
 constexpr double kNever = std::numeric_limits<double>::infinity();
@@ -64,7 +64,9 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 // 1.5x the FLOPs of a 128 x 128 tile per K block for 1.25x its X and Y
 // bytes, with one accumulator (the other consumer's wgmma covers a
 // promotion); 1.6 fits the long-K tensor row (docs/perf/log/2026-12-01-wide-n-tile.md).
-constexpr TileCosts kPromotedCosts{{1.0, 4.0}, {2.2, 6.0}, {1.6, 5.0}, {kNever, kNever}};
+// The 128 x 160 tile (1.25x the FLOPs, one accumulator as 128 x 192):
+// predicted between the two, 1.3 / 4.5, before its first sweep.
+constexpr TileCosts kPromotedCosts{{1.0, 4.0}, {2.2, 6.0}, {1.6, 5.0}, {kNever, kNever}, {1.3, 4.5}};
 // FAST accumulation: no promotion, so one accumulator no longer serialises
 // the wide tiles and their lower L2 traffic per FLOP shows. Least-squares fit
 // (log time, 128 x 128 fixed at 1.0 / 4.0) to the H200 sweep of every full-grid
@@ -75,7 +77,9 @@ constexpr TileCosts kPromotedCosts{{1.0, 4.0}, {2.2, 6.0}, {1.6, 5.0}, {kNever, 
 // wgmma instructions. Fitted on an H100 SXM (132 SMs, the same suite: 54
 // full-grid shapes, docs/perf/log/2026-12-05-fast-128x256.md) at 1.77 / 7.5;
 // 256 x 128 fits 1.85 / 7.0 in that sweep, against 1.98 / 5.5 on the H200.
-constexpr TileCosts kFastCosts{{1.0, 4.0}, {1.98, 5.5}, {1.43, 5.0}, {1.77, 7.5}};
+// The 128 x 160 tile: interpolated between 128 x 128 and 128 x 192 by FLOPs
+// (1.21 / 4.5) before its first sweep.
+constexpr TileCosts kFastCosts{{1.0, 4.0}, {1.98, 5.5}, {1.43, 5.0}, {1.77, 7.5}, {1.21, 4.5}};
 // Block-scale tiles keep one accumulator at 128 x 128 too, so they are
 // compared by waves only, at these costs per wave: the 256 x 128 tile 1.8
 // (v8's rule, restored with one accumulator in fc956c6); the 128 x 192 one
@@ -233,6 +237,7 @@ inline const TileCost& tile_cost(const TileCosts& costs, const Plan& pl) {
   if (pl.block_m > row(Shape::k128x128).block_m) return costs.t256x128;
   if (pl.block_n == row(Shape::k128x256).block_n) return costs.t128x256;
   if (pl.block_n == row(Shape::k128x192).block_n) return costs.t128x192;
+  if (pl.block_n == row(Shape::k128x160).block_n) return costs.t128x160;
   return costs.t128x128;
 }
 
@@ -240,6 +245,7 @@ inline const TileCost& tile_cost(const TileCosts& costs, const Plan& pl) {
 // 128 x 128 K blocks (block scales: in 128 x 128 waves).
 inline double normal_tile_cost(const Plan& one, Summing how, int sm_count) {
   if (row(one.shape).fast_only && how != Summing::kFast) return kNever;
+  if (row(one.shape).block_scales != (how == Summing::kBlockScales)) return kNever;  // no twin of the other kind
   const double waves = static_cast<double>(waves_of(int64_t{one.tiles_x} * one.tiles_y, sm_count));
   const bool wide_m = one.block_m > row(Shape::k128x128).block_m;
   const bool wide_n = one.block_n > row(Shape::k128x128).block_n;
@@ -250,10 +256,10 @@ inline double normal_tile_cost(const Plan& one, Summing how, int sm_count) {
 }
 
 // On a full grid: the shortest of the 128 x 128, 256 x 128 and 128 x 192
-// tiles (and FAST's 128 x 256) by the model, so the 128 x 192 one where N's
-// 128-wide tiles leave a ragged last wave that 192-wide ones fill better
-// (512 x 6144: 192 tiles of 128 x 128, two waves, against 128 of 128 x 192,
-// one). Never split.
+// tiles (the vector modes' 128 x 160, FAST's 128 x 256) by the model, so the
+// 128 x 192 one where N's 128-wide tiles leave a ragged last wave that
+// 192-wide ones fill better (512 x 6144: 192 tiles of 128 x 128, two waves,
+// against 128 of 128 x 192, one). Never split.
 inline Plan full_grid_plan(int m, int n, int k, Summing how, int sm_count) {
   const bool block = how == Summing::kBlockScales;
   const Plan candidates[] = {
@@ -261,6 +267,7 @@ inline Plan full_grid_plan(int m, int n, int k, Summing how, int sm_count) {
       plan_for(block ? Shape::k256x128Block : Shape::k256x128, 1, m, n, k, sm_count, 0),
       plan_for(block ? Shape::k128x192Block : Shape::k128x192, 1, m, n, k, sm_count, 0),
       plan_for(Shape::k128x256, 1, m, n, k, sm_count, 0),  // FAST only (kNever otherwise)
+      plan_for(Shape::k128x160, 1, m, n, k, sm_count, 0),  // vector scales only
   };
   const Plan* best = &candidates[0];
   for (const Plan& c : candidates)

@@ -32,6 +32,8 @@ namespace fp8kit::sm90::ptx {
 #define FP8KIT_WGMMA_TAIL_64 "%32, %33", "%34"
 #define FP8KIT_WGMMA_SEQ_128 FP8KIT_PP_1_63
 #define FP8KIT_WGMMA_TAIL_128 "%64, %65", "%66"
+#define FP8KIT_WGMMA_SEQ_160 FP8KIT_PP_1_79
+#define FP8KIT_WGMMA_TAIL_160 "%80, %81", "%82"
 #define FP8KIT_WGMMA_SEQ_192 FP8KIT_PP_1_95
 #define FP8KIT_WGMMA_TAIL_192 "%96, %97", "%98"
 #define FP8KIT_WGMMA_SEQ_256 FP8KIT_PP_1_127
@@ -57,13 +59,15 @@ template <int N, fp8kit_dtype TX, fp8kit_dtype TY>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t dx, uint64_t dy, uint32_t scale_d) {
   constexpr bool kX4 = (TX == FP8KIT_DTYPE_E4M3);
   constexpr bool kY4 = (TY == FP8KIT_DTYPE_E4M3);
-  static_assert(N == 16 || N == 64 || N == 128 || N == 192 || N == 256, "wgmma N of a tile configuration");
+  static_assert(N == 16 || N == 64 || N == 128 || N == 160 || N == 192 || N == 256, "wgmma N of a tile configuration");
   if constexpr (N == 16) {
     FP8KIT_WGMMA_SELECT(16)
   } else if constexpr (N == 64) {
     FP8KIT_WGMMA_SELECT(64)
   } else if constexpr (N == 128) {
     FP8KIT_WGMMA_SELECT(128)
+  } else if constexpr (N == 160) {
+    FP8KIT_WGMMA_SELECT(160)
   } else if constexpr (N == 192) {
     FP8KIT_WGMMA_SELECT(192)
   } else {
@@ -76,6 +80,8 @@ __device__ __forceinline__ void wgmma(float (&d)[N / 2], uint64_t dx, uint64_t d
 #undef FP8KIT_WGMMA_ASM
 #undef FP8KIT_WGMMA_TAIL_256
 #undef FP8KIT_WGMMA_SEQ_256
+#undef FP8KIT_WGMMA_TAIL_160
+#undef FP8KIT_WGMMA_SEQ_160
 #undef FP8KIT_WGMMA_TAIL_192
 #undef FP8KIT_WGMMA_SEQ_192
 #undef FP8KIT_WGMMA_TAIL_128

@@ -40,7 +40,12 @@ constexpr int kSwizzleAtomBytes = 1024;  // 8 rows x 128 B: the 128B swizzle per
 constexpr int kSmemBytesMax = 232448;    // sm_90 opt-in dynamic shared memory per block (227 KB)
 constexpr int kSmemReserve = 2048;       // barriers, split-K flags, alignment slack
 constexpr int kOutBoxRows = 64;          // rows of a D store box (every tile's D sub-tiles are 64 rows)
-constexpr int kOutChunkBytes = 128;      // bytes of a D store box row: one 128B swizzle row
+// A D store box row (a staging chunk's row): the widest of TMA's swizzle
+// spans (32, 64, 128 bytes) that divides the sub-tile's 16-bit row, so that
+// every output type's sub-tile is whole chunks: 128 bytes at 64, 128, 192 and
+// 256 columns, 64 at 160 (out_chunk_bytes).
+constexpr int kMaxOutChunkBytes = 128;
+constexpr int kMinOutChunkBytes = 32;
 constexpr int kMaxBlockM = 256;          // the largest tile's kernel rows (TMA boxes hold at most 256)
 constexpr int kMaxColFactorsPerThread = 2;  // ceil(largest BN / 128)
 // The widest D sub-tile staged whole: a wider one (the 128 x 256 tile) is
@@ -81,6 +86,7 @@ enum class Shape {
   k128x192Block,
   k128x16Swap,
   k128x256,
+  k128x160,
   kCount,
 };
 constexpr int kShapeCount = static_cast<int>(Shape::kCount);
@@ -122,6 +128,9 @@ struct ShapeRow {
 // The 128 x 256 tile (FAST only) reads the 256 x 128 tile's bytes per FLOP
 // from L2, and per k32 step one m64n256 wgmma per consumer reads 20 KB of
 // shared memory where the 256 x 128 tile's two m64n128 read 24 KB.
+// The 128 x 160 tiles (one accumulator, as 128 x 192) fill the waves where
+// 128-, 192- and 256-wide tiles leave a ragged last one (N = 2112: 14 tiles
+// across, where 128-wide make 17; DeepGEMM's BLOCK_N 160).
 //                 shape                  name                 BM   BN   swap   block  dense  grouped clusters csplit fast
 constexpr ShapeRow kShapes[] = {
     {Shape::k128x128,         "128x128",           128, 128, false, false, true,  true,  false, false, false},
@@ -134,6 +143,7 @@ constexpr ShapeRow kShapes[] = {
     {Shape::k128x192Block,    "128x192,block",     128, 192, false, true,  true,  false, false, false, false},
     {Shape::k128x16Swap,      "128x16,swap",       128, 16,  true,  false, false, true,  false, false, false},
     {Shape::k128x256,         "128x256",           128, 256, false, false, true,  false, false, false, true},
+    {Shape::k128x160,         "128x160",           128, 160, false, false, true,  false, false, false, false},
 };
 
 constexpr bool shapes_are_indexed() {
@@ -147,6 +157,13 @@ static_assert(shapes_are_indexed(), "kShapes has one row per Shape, in enum orde
 // A shape's row. Shape values come from the enum alone, so the index is in range.
 constexpr const ShapeRow& row(Shape s) { return kShapes[static_cast<int>(s)]; }
 constexpr bool instantiated(Shape s, Kind k) { return k == Kind::kDense ? row(s).dense : row(s).grouped; }
+
+// D sub-tiles: kernel rows x columns in the normal tiles, the swapped tiles'
+// 64 weight rows as D's columns.
+constexpr int out_cols(Shape s) { return row(s).swap ? kWgmmaM : row(s).block_n; }
+// The D store box row of a tile (kMaxOutChunkBytes); the host encodes D's
+// tensor map with boxes of it and the swizzle of that span.
+constexpr int out_chunk_bytes(Shape s) { return std::gcd(out_cols(s) * 2, kMaxOutChunkBytes); }
 
 // Kernels of a problem kind (its shapes times the 2 x 2 operand type pairs).
 constexpr int kernels_of(Kind k) {
@@ -185,8 +202,8 @@ struct TileConfig {
   // 128 for the other normal tiles: the m64 x BN f32 accumulators must fit
   // the consumers' 232 registers (two wgmma accumulators and the master at
   // 128 x 128; one accumulator and two masters at 256 x 128; one
-  // accumulator and the master, 2 x 96, at 128 x 192; at 128 x 256, FAST
-  // only, the one accumulator's 128).
+  // accumulator and the master, 2 x 96, at 128 x 192, 2 x 80 at 128 x 160;
+  // at 128 x 256, FAST only, the one accumulator's 128).
   // Swapped: the tokens, 64, or 16 in the masked decode tile.
   static constexpr int kBlockN = row(S).block_n;
   // Which side carries what (the kernel-argument struct is in X / Y terms;
@@ -202,12 +219,13 @@ struct TileConfig {
   static constexpr int kStageBytes = kBytesX + kBytesY;
   // Epilogue staging, per consumer warpgroup: one D sub-tile of kOutRows x
   // kOutCols (normal: 64 m x BN n; swapped: BN m x 64 n) of a 16-bit type, as
-  // 128-byte-wide column chunks, 128B-swizzled, for TMA stores. An f32
+  // column chunks kOutChunkBytes wide, swizzled over that span, for TMA stores. An f32
   // sub-tile goes out in two passes, and the 256 x 128 tiles' two sub-tiles
   // one after the other: sized for f32, it would cost a pipeline stage.
   // Sub-tiles wider than kMaxStagedCols go out in halves (twice the passes).
   static constexpr int kOutRows = kSwap ? kBlockN : kWgmmaM;
-  static constexpr int kOutCols = kSwap ? kWgmmaM : kBlockN;
+  static constexpr int kOutCols = out_cols(S);
+  static constexpr int kOutChunkBytes = out_chunk_bytes(S);
   static constexpr int kStagingBytes = kOutRows * kOutCols * 2 / (kOutCols > kMaxStagedCols ? 2 : 1);
   // Kernel columns whose scale and bias each consumer thread loads when a
   // unit starts (one per thread up to BN = 128; two at 128 x 192).
@@ -251,7 +269,7 @@ struct TileConfig {
   // the master: 3 x 64 registers at BN 128. Block tiles keep one and wait
   // for each block before promoting it (double-buffered they measured
   // slower: docs/perf/log/2026-11-30-pipeline-and-tiles.md); so do the 256 x 128 tiles (two masters)
-  // and the 128 x 192 ones (a second accumulator does not fit): the other
+  // and the 128 x 160 and 128 x 192 ones (a second accumulator does not fit): the other
   // consumer's wgmma fills the tensor pipe during a promotion.
   static constexpr bool kDoubleAcc = !kBlock && kSubTiles == 1 && kBlockN <= 128;
   static_assert(kBlockM <= kMaxBlockM, "a TMA box holds at most 256 rows");
@@ -261,7 +279,7 @@ struct TileConfig {
   static_assert(2 * kBlockN * sizeof(float) <= kStagingBytes, "the column factors pass through the staging buffer");
   static_assert(kBlockN % 8 == 0 && kBlockN <= 256, "wgmma N");
   static_assert(kColFactorsPerThread <= kMaxColFactorsPerThread, "ColFactor holds every column a thread loads");
-  static_assert(kOutCols % (kOutChunkBytes / 2) == 0, "D sub-tiles are whole 128-byte chunks for every output type");
+  static_assert(kOutChunkBytes >= kMinOutChunkBytes, "a D store box row is a TMA swizzle span");
   static_assert(!kFastOnly || (!kBlock && !kGrouped && !kClusters && !kClusterSplit),
                 "a FAST-only tile is a dense vector-scale tile without cluster code");
 };
