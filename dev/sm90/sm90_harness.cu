@@ -9,6 +9,7 @@
 //   sm90_harness bench MODE SUITE [M,N,K ...]  the plan's time per shape (MODE: tensor|token-channel|block)
 //   sm90_harness sweep MODE SUITE [M,N,K ...]  every tile x split candidate per shape (workspace and cluster)
 //   --accumulate fast (after SUITE)          bench or sweep with FAST accumulation (vector modes)
+//   --unsplit (after SUITE)                  sweep the tiles' unsplit plans only (what fit_tile_costs.py reads)
 //
 // Exit status 0 only if every check passed (2: bad usage, 3: CUDA failure).
 #include <cuda_runtime.h>
@@ -241,8 +242,8 @@ double time_us(Launch&& launch) {
   return t[t.size() / 2];
 }
 
-void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, bool fast, const DeviceInfo& dev,
-                void* ws) {
+void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, bool fast, bool unsplit,
+                const DeviceInfo& dev, void* ws) {
   const int64_t m = s.m, n = s.n, k = s.k, kb = ceil_div(k, kScaleBlock);
   const size_t ab = static_cast<size_t>((m + n) * k);
   const int sets = static_cast<int>(std::clamp<size_t>(kRotateBytes / ab + 1, 1, kMaxSets));
@@ -284,10 +285,10 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, bool 
       for (int splits : {1, 2, 3, 4, 6, 8, 12, 16}) {
         const sm90::Plan pl = sm90::plan_for(t, splits, p.m, p.n, p.k, dev.sm_count, kWorkspace);
         const bool full = int64_t{pl.tiles_x} * pl.tiles_y >= dev.sm_count;
-        if (pl.splits == splits && (splits == 1 || !full)) plans.push_back(pl);
+        if (pl.splits == splits && (splits == 1 || (!full && !unsplit))) plans.push_back(pl);
       }
     // Cluster splits (cluster_split.cuh) that run in one wave.
-    for (sm90::Shape t : tiles)
+    for (sm90::Shape t : unsplit ? std::vector<sm90::Shape>{} : tiles)
       for (int s = 2; s <= sm90::kMaxClusterSplit; ++s) {
         const sm90::Plan pl = sm90::cluster_split_plan(t, s, p.m, p.n, p.k, dev.sm_count);
         if (pl.cluster_splits == s && pl.grid <= fit.ctas[s] && (s - 1) * pl.kb_per_split < pl.k_blocks)
@@ -315,10 +316,14 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, bool 
 int bench(int argc, char** argv, bool sweep) {
   fp8bench::Mode mode;
   if (argc < 4 || !fp8bench::parse_mode(argv[2], &mode))
-    throw fp8bench::BadArgs("usage: bench|sweep MODE SUITE [--accumulate fast|promote] [M,N,K ...]");
+    throw fp8bench::BadArgs("usage: bench|sweep MODE SUITE [--accumulate fast|promote] [--unsplit] [M,N,K ...]");
   std::vector<fp8bench::ShapeFilter> filters;
-  bool fast = false;
+  bool fast = false, unsplit = false;
   for (int i = 4; i < argc; ++i) {
+    if (std::string(argv[i]) == "--unsplit") {
+      unsplit = true;
+      continue;
+    }
     if (std::string(argv[i]) == "--accumulate") {
       const std::string how = i + 1 < argc ? argv[++i] : "";
       if (how != "fast" && how != "promote") throw fp8bench::BadArgs("--accumulate takes fast or promote");
@@ -334,7 +339,7 @@ int bench(int argc, char** argv, bool sweep) {
   const ref::DeviceBuffer ws(kWorkspace);
   zero_fill(ws);
   for (const fp8bench::Shape& s : fp8bench::load_suite(argv[3], false, filters))
-    time_shape(s, mode, sweep, fast, dev, ws.get());
+    time_shape(s, mode, sweep, fast, unsplit, dev, ws.get());
   return fp8bench::kExitOk;
 }
 
@@ -348,7 +353,7 @@ int main(int argc, char** argv) {
     if (cmd == "bench" || cmd == "sweep") return bench(argc, argv, cmd == "sweep");
     std::fprintf(stderr,
                  "usage: sm90_harness check [quick] | sanitize | bench|sweep MODE SUITE [--accumulate fast|promote] "
-                 "[M,N,K ...]\n");
+                 "[--unsplit] [M,N,K ...]\n");
     return fp8bench::kExitBadInput;
   } catch (const fp8bench::BadArgs& e) {
     std::fprintf(stderr, "sm90_harness: %s\n", e.what());
