@@ -100,10 +100,10 @@ INSTANTIATE_TEST_SUITE_P(Wide, GemmWideModes,
                          wide_name);
 
 // ---- Every mode x output on the Hopper path's wide-N tiles -----------------
-// On a 132-SM H200 block scales run these with the 128 x 192 tile, vector
-// scales 500 x 6100 with it and the others with the 128 x 160 one (Sm90Plan
-// pins them): 1000 x 2104 is 136 tiles of 128 x 128 (two waves) but 88 of
-// 128 x 192 or 112 of 128 x 160 (one). The 128 x 192 tiles start at
+// On a 132-SM H200 these run with the 128 x 192 tile, but for vector scales
+// 1000 x 2100 x 400, which runs the 128 x 160 one (Sm90Plan pins them):
+// 1000 x 2104 is 136 tiles of 128 x 128 (two waves) but 88 of 128 x 192 or
+// 112 of 128 x 160 (one). The 128 x 192 tiles start at
 // multiples of 192 columns, so most straddle two 128-blocks of B's scales;
 // N = 2104 = 10 x 192 + 184 = 13 x 160 + 24 leaves a ragged last tile
 // column, N = 2100 also a tail past the last 16 bytes of D (plain stores);

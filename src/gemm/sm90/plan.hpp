@@ -64,9 +64,11 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 // 1.5x the FLOPs of a 128 x 128 tile per K block for 1.25x its X and Y
 // bytes, with one accumulator (the other consumer's wgmma covers a
 // promotion); 1.6 fits the long-K tensor row (docs/perf/log/2026-12-01-wide-n-tile.md).
-// The 128 x 160 tile (1.25x the FLOPs, one accumulator as 128 x 192):
-// predicted between the two, 1.3 / 4.5, before its first sweep.
-constexpr TileCosts kPromotedCosts{{1.0, 4.0}, {2.2, 6.0}, {1.6, 5.0}, {kNever, kNever}, {1.3, 4.5}};
+// The 128 x 160 tile (1.25x the FLOPs, one accumulator as 128 x 192): its
+// FAST costs (below) times promoted / FAST of the 128 x 192 tile (1.6 / 1.43),
+// 1.34 / 6.0, not yet swept promoted; the plan then takes it only where its
+// waves win by 10% or more (512 x 5120 x 32768, 2048 x 2112 x 7168).
+constexpr TileCosts kPromotedCosts{{1.0, 4.0}, {2.2, 6.0}, {1.6, 5.0}, {kNever, kNever}, {1.34, 6.0}};
 // FAST accumulation: no promotion, so one accumulator no longer serialises
 // the wide tiles and their lower L2 traffic per FLOP shows. Least-squares fit
 // (log time, 128 x 128 fixed at 1.0 / 4.0) to the H200 sweep of every full-grid
@@ -77,9 +79,12 @@ constexpr TileCosts kPromotedCosts{{1.0, 4.0}, {2.2, 6.0}, {1.6, 5.0}, {kNever, 
 // wgmma instructions. Fitted on an H100 SXM (132 SMs, the same suite: 54
 // full-grid shapes, docs/perf/log/2026-12-05-fast-128x256.md) at 1.77 / 7.5;
 // 256 x 128 fits 1.85 / 7.0 in that sweep, against 1.98 / 5.5 on the H200.
-// The 128 x 160 tile: interpolated between 128 x 128 and 128 x 192 by FLOPs
-// (1.21 / 4.5) before its first sweep.
-constexpr TileCosts kFastCosts{{1.0, 4.0}, {1.98, 5.5}, {1.43, 5.0}, {1.77, 7.5}, {1.21, 4.5}};
+// The 128 x 160 tile: predicted 1.21 / 4.5 (by FLOPs between 128 x 128 and
+// 128 x 192); on the H100's FAST sweep (docs/perf/log/2026-12-05-tile-128x160.md)
+// the plan's replay is best, 1.3% from the fastest tile (2.0% without it), for
+// any cost in 1.13-1.20 / 6-10: 1.2 / 6.0. (The log-time least squares, 1.15 /
+// 5.5, would also take 8192 x 2112 x 7168, 11% slower there than 128 x 192.)
+constexpr TileCosts kFastCosts{{1.0, 4.0}, {1.98, 5.5}, {1.43, 5.0}, {1.77, 7.5}, {1.2, 6.0}};
 // Block-scale tiles keep one accumulator at 128 x 128 too, so they are
 // compared by waves only, at these costs per wave: the 256 x 128 tile 1.8
 // (v8's rule, restored with one accumulator in fc956c6); the 128 x 192 one
