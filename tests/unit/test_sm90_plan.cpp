@@ -318,7 +318,7 @@ TEST(Sm90Plan, FastAccumulationPicksByItsOwnCosts) {
       {512, 28672, 4096, Shape::k128x128, Shape::k128x128},    // fast 95.8 us, 256 x 128 102.8
       {4096, 2112, 7168, Shape::k128x192, Shape::k128x192},    // fast 106.2 us, 128 x 256 139.5
       // The 128 x 160 tile (docs/perf/log/2026-12-05-tile-128x160.md, an
-      // H100's FAST sweep; promoted by the derived cost, unswept):
+      // H100's FAST sweep; promoted by the derived cost):
       {2048, 2112, 7168, Shape::k128x160, Shape::k128x160},    // fast 58.4 us, 128 x 192 73.3
       {512, 5120, 32768, Shape::k128x160, Shape::k128x160},    // fast 129.0 us, 128 x 192 142.6
       {8192, 2112, 7168, Shape::k128x192, Shape::k128x128},    // fast 214.4 us, 128 x 160 238.4

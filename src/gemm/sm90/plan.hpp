@@ -66,8 +66,11 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 // promotion); 1.6 fits the long-K tensor row (docs/perf/log/2026-12-01-wide-n-tile.md).
 // The 128 x 160 tile (1.25x the FLOPs, one accumulator as 128 x 192): its
 // FAST costs (below) times promoted / FAST of the 128 x 192 tile (1.6 / 1.43),
-// 1.34 / 6.0, not yet swept promoted; the plan then takes it only where its
-// waves win by 10% or more (512 x 5120 x 32768, 2048 x 2112 x 7168).
+// 1.34 / 6.0; the plan then takes it only where its waves win by 10% or more
+// (512 x 5120 x 32768, 2048 x 2112 x 7168). An H100's promoted sweep fits it
+// at 1.26 / 4.5, but there the other wide tiles fit lower too (128 x 192
+// 1.41), so the derived cost stays until the H200's sweep
+// (docs/perf/log/2026-12-05-tile-128x160.md).
 constexpr TileCosts kPromotedCosts{{1.0, 4.0}, {2.2, 6.0}, {1.6, 5.0}, {kNever, kNever}, {1.34, 6.0}};
 // FAST accumulation: no promotion, so one accumulator no longer serialises
 // the wide tiles and their lower L2 traffic per FLOP shows. Least-squares fit
