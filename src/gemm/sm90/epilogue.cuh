@@ -145,8 +145,8 @@ __device__ __forceinline__ void store_tile(const KernelArgs& p, const CUtensorMa
         const int rows = min(Cfg::kOutRows, row_end - d_row0);
         for (int i = thread; i < rows * width; i += kWarpgroupThreads) {
           const int r = i / width, col = tail_lo + i % width - col_lo;
-          const uint8_t* src =
-              staging + (col / S::kChunkCols) * S::kChunkBytes + swizzled<S::kRowBytes>(r, (col % S::kChunkCols) * elem);
+          const uint8_t* src = staging + (col / S::kChunkCols) * S::kChunkBytes +
+                               swizzled<S::kRowBytes>(r, (col % S::kChunkCols) * elem);
           OutT* dst = static_cast<OutT*>(p.d) + int64_t{d_row0 + r} * p.ldd + col_lo + col;
           *dst = *reinterpret_cast<const OutT*>(src);
         }

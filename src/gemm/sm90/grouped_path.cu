@@ -99,7 +99,8 @@ cudaError_t launch(const GroupedParams& g, const DeviceInfo& dev, const LaunchEn
   GemmParams d_shape = p;  // D's map: every expert's rows
   d_shape.m = args.d_rows;
   if (!sm90::encode(&map_x, v.x.ptr, v.x.rows, p.k, v.x.ld, v.x.box_rows) ||
-      !sm90::encode(&map_y, v.y.ptr, v.y.rows, p.k, v.y.ld, v.y.box_rows) || !sm90::encode_d(&map_d, d_shape, sm90::out_chunk_bytes(pl.shape)))
+      !sm90::encode(&map_y, v.y.ptr, v.y.rows, p.k, v.y.ld, v.y.box_rows) ||
+      !sm90::encode_d(&map_d, d_shape, sm90::out_chunk_bytes(pl.shape)))
     return cudaErrorInvalidValue;
   if (cudaError_t e = sm90::allow_smem(
           reinterpret_cast<const void*>(kern->fn), kern->smem, dev.device,

@@ -145,7 +145,8 @@ cudaError_t launch_plan(const GemmParams& p, const DeviceInfo& dev, const Launch
   KernelArgs args = kernel_args(p, pl, v, env);
   CUtensorMap map_x{}, map_y{}, map_d{};
   if (!encode(&map_x, v.x.ptr, v.x.rows, p.k, v.x.ld, v.x.box_rows) ||
-      !encode(&map_y, v.y.ptr, v.y.rows, p.k, v.y.ld, v.y.box_rows) || !encode_d(&map_d, p, out_chunk_bytes(pl.shape)))
+      !encode(&map_y, v.y.ptr, v.y.rows, p.k, v.y.ld, v.y.box_rows) ||
+      !encode_d(&map_d, p, out_chunk_bytes(pl.shape)))
     return cudaErrorInvalidValue;
   // Dense normal block tiles: A's scales by TMA where they encode (kernel_args.hpp).
   CUtensorMap map_s{};
