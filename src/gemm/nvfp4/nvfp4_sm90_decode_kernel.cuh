@@ -149,7 +149,10 @@ __device__ __forceinline__ void decode_block(const uint8_t* weights, int row, ui
   }
 }
 
-// One consumer's K range into acc (zero for an empty range).
+// One consumer's K range into acc (zero for an empty range). The loop runs
+// whole rounds of the kDecodeStages stages, unrolled: every stage's barriers,
+// weight and scale tiles and B descriptor are then constant offsets, and the
+// round's barrier phase is all the loop carries besides the block count.
 template <bool kBf16, bool kScaleTiles>
 __device__ __forceinline__ void decode_loop(const Nvfp4Params& p, TileOrigin o, KRange r, DecodeStorage& s,
                                             int consumer, int thread, float (&acc)[kDecodeAccRegs]) {
@@ -167,9 +170,8 @@ __device__ __forceinline__ void decode_loop(const Nvfp4Params& p, TileOrigin o, 
     const uint32_t w8 = load_scale_word(p.b_scale, p.b_scale_layout, n_r + 8, p.n, kb, p.k_blocks);
     return ((w >> (8 * t)) & kByte) | ((w8 >> (8 * t)) & kByte) << 8;
   };
-  auto decode = [&](int i, uint32_t sp, uint32_t(&a)[kKSteps][4]) {
-    const int st = i % kDecodeStages;
-    const uint32_t phase = (i / kDecodeStages) & 1u;
+  // The block in stage `st` (barrier phase `phase`) into a.
+  auto decode = [&](int st, uint32_t phase, uint32_t sp, uint32_t(&a)[kKSteps][4]) {
     hptx::wait_barrier(&s.full[st], phase);
     hptx::wait_barrier(&s.ready[st], phase);
     if constexpr (kScaleTiles) sp = tile_scale_byte(s.scales[st], local, t) | tile_scale_byte(s.scales[st], local + 8, t) << 8;
@@ -180,30 +182,43 @@ __device__ __forceinline__ void decode_loop(const Nvfp4Params& p, TileOrigin o, 
   if (r.count == 0) return;
   uint32_t cur = scale_pair(1), next = scale_pair(2);  // scales of blocks i + 1 and i + 2
   uint32_t fa[kKSteps][4], fb[kKSteps][4];            // A operands of even / odd blocks
-  decode(0, scale_pair(0), fa);
-  auto step = [&](int i, uint32_t(&a)[kKSteps][4], uint32_t(&b)[kKSteps][4]) {
-    const uint64_t desc = hptx::smem_desc(s.tokens[i % kDecodeStages]);
-    constexpr uint32_t kDescKStep = kWgmmaK * 2 / 16;  // 32 bytes along a swizzled row, in 16-byte units
+  decode(0, 0u, scale_pair(0), fa);
+  // sT of stage st, wgmma step ks: the stage's tile, 32 bytes along its
+  // swizzled rows per step (descriptor units of 16 bytes).
+  const uint64_t desc0 = hptx::smem_desc(s.tokens[0]);
+  constexpr uint32_t kDescKStep = kWgmmaK * 2 / 16;
+  constexpr uint32_t kDescStage = kDecodeTokenBytes / 16;
+  // Block i = round + st (stage st): its wgmma on a, then block i + 1
+  // decoded into b while they run. False past the range's last block.
+  auto step = [&](int round, int st, uint32_t phase, uint32_t(&a)[kKSteps][4], uint32_t(&b)[kKSteps][4]) {
+    const int i = round + st;
+    if (i >= r.count) return false;
     hptx::fence_operands(acc);
     hptx::wgmma_fence();
 #pragma unroll
-    for (int ks = 0; ks < kKSteps; ++ks) wgmma_rs<kDecodeTokens16, kBf16>(acc, a[ks], desc_advance(desc, ks * kDescKStep), 1u);
+    for (int ks = 0; ks < kKSteps; ++ks)
+      wgmma_rs<kDecodeTokens16, kBf16>(acc, a[ks], desc_advance(desc0, st * kDescStage + ks * kDescKStep), 1u);
     hptx::wgmma_commit();
     hptx::wgmma_wait<1>();
     fence_registers(b[0]);
     fence_registers(b[1]);
     fence_registers(b[2]);
     fence_registers(b[3]);
-    if (i > 0) hptx::arrive_no_state(&s.empty[(i - 1) % kDecodeStages]);
+    if (i > 0) hptx::arrive_no_state(&s.empty[(st + kDecodeStages - 1) % kDecodeStages]);
     if (i + 1 < r.count) {
-      decode(i + 1, cur, b);
+      const int next_st = (st + 1) % kDecodeStages;
+      decode(next_st, next_st == 0 ? phase ^ 1u : phase, cur, b);
       cur = next;
       next = scale_pair(i + 3);
     }
+    return true;
   };
-  for (int i = 0; i < r.count; i += 2) {
-    step(i, fa, fb);
-    if (i + 1 < r.count) step(i + 1, fb, fa);
+  static_assert(kDecodeStages % 2 == 0, "even blocks decode into fa, odd ones into fb, in every round");
+  uint32_t phase = 0;
+  for (int round = 0; round < r.count; round += kDecodeStages, phase ^= 1u) {
+#pragma unroll
+    for (int st = 0; st < kDecodeStages; st += 2)
+      if (!step(round, st, phase, fa, fb) || !step(round, st + 1, phase, fb, fa)) break;
   }
   hptx::wgmma_wait<0>();
   hptx::fence_operands(acc);

@@ -11,11 +11,12 @@
 
 namespace fp8kit::nvfp4::sm90w {
 
-// B's descriptor `units` 16-byte units further along its swizzled rows. The
-// start address is the low word's low 14 bits and a K step inside a row of a
-// 1024-byte-aligned tile never carries out of them: one 32-bit add, and the
-// high word stays the constant it is (a 64-bit add costs a carry chain and a
-// register move per wgmma).
+// B's descriptor `units` 16-byte units further (along its swizzled rows, or
+// to another stage's tile). The start address is the low word's low 14 bits
+// and holds the whole shared address (under 2^18 bytes), so an offset that
+// stays inside shared memory never carries out of them: one 32-bit add, and
+// the high word stays the constant it is (a 64-bit add costs a carry chain
+// and a register move per wgmma).
 __device__ __forceinline__ uint64_t desc_advance(uint64_t desc, uint32_t units) {
   constexpr uint64_t kHighWord = ~uint64_t{0xFFFFFFFFu};
   return (desc & kHighWord) | (static_cast<uint32_t>(desc) + units);
