@@ -120,7 +120,9 @@ TEST(Sm90Plan, FastOnlyTileOnlyForFastAccumulation) {
           for (bool fast : {false, true}) {
             const Plan p = sm90::make_plan(m, n, k, block, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kPlan,
                                            sm90::ClusterFit{}, fast);
-            if (sm90::row(p.shape).fast_only) EXPECT_TRUE(fast && !block);
+            if (sm90::row(p.shape).fast_only) {
+              EXPECT_TRUE(fast && !block);
+            }
           }
           const Plan wide = sm90::plan_for(Shape::k128x256, 1, m, n, k, kH200Sms, 0);
           EXPECT_EQ(sm90::normal_tile_cost(wide, sm90::summing_of(block, false), kH200Sms), sm90::kNever);
