@@ -160,15 +160,16 @@ __device__ __forceinline__ void decode_loop(const Nvfp4Params& p, TileOrigin o, 
   const int local = consumer * kWgmmaM + warp * 16 + g;
   const int row = local * kPackedRowBytes + 8 * t;
   const int n_r = o.w0 + local;
-  constexpr uint32_t kByte = 0xff;
-  // Linear scales: words of blocks 4 kb .. from global memory two blocks
-  // ahead; swizzled ones come with the stage.
+  // Linear scales: the two bytes of block 4 kb + t (rows r, r + 8; 0 past
+  // N or K) from global memory two blocks ahead; swizzled ones come with the
+  // stage.
   auto scale_pair = [&](int i) -> uint32_t {
     if (kScaleTiles || i >= r.count) return 0u;
-    const int kb = r.kb0 + i;
-    const uint32_t w = load_scale_word(p.b_scale, p.b_scale_layout, n_r, p.n, kb, p.k_blocks);
-    const uint32_t w8 = load_scale_word(p.b_scale, p.b_scale_layout, n_r + 8, p.n, kb, p.k_blocks);
-    return ((w >> (8 * t)) & kByte) | ((w8 >> (8 * t)) & kByte) << 8;
+    const int kb = (r.kb0 + i) * kTileBlocks + t;
+    if (kb >= p.k_blocks) return 0u;
+    const uint32_t lo = n_r < p.n ? __ldg(p.b_scale + linear_offset(n_r, kb, p.k_blocks)) : 0u;
+    const uint32_t hi = n_r + 8 < p.n ? __ldg(p.b_scale + linear_offset(n_r + 8, kb, p.k_blocks)) : 0u;
+    return lo | hi << 8;
   };
   // The block in stage `st` (barrier phase `phase`) into a.
   auto decode = [&](int st, uint32_t phase, uint32_t sp, uint32_t(&a)[kKSteps][4]) {
