@@ -261,6 +261,22 @@ TEST(Nvfp4Plan, Sm90DecodeSplitFillsOneWave) {
   EXPECT_LE(nvfp4::sm90w::kDecodeCtasPerSm * nvfp4::sm90w::kDecodeSmemBytes, sm90::kSmemBytesMax);
 }
 
+// Below 9 tokens the Hopper decode kernel takes only grids its split rule
+// leaves at 1-2 CTAs per weight tile; HMMA's 8-token tile runs the rest.
+TEST(Nvfp4Plan, Sm90DecodeTakesFewTokensOnLightlySplitGrids) {
+  using nvfp4::sm90w::choose_decode_split;
+  using nvfp4::sm90w::decode_takes_tokens;
+  const int h200[nvfp4::sm90w::kDecodeMaxSplit + 1] = {0, 264, 264, 237, 248, 235, 234, 224, 240};
+  auto takes = [&](int64_t m, int64_t n, int64_t k) { return decode_takes_tokens(m, choose_decode_split(n, k, h200)); };
+  EXPECT_TRUE(takes(1, 28672, 4096));   // unsplit
+  EXPECT_TRUE(takes(8, 14336, 2048));   // split in two
+  EXPECT_FALSE(takes(4, 7168, 2048));   // split in four
+  EXPECT_FALSE(takes(1, 4096, 4096));   // split in six
+  EXPECT_FALSE(takes(8, 4096, 14336));
+  EXPECT_TRUE(takes(9, 4096, 4096));    // from 9 tokens every grid
+  EXPECT_TRUE(takes(16, 4096, 14336));
+}
+
 TEST(Nvfp4Plan, DecodeTilesHoldAWeightRingAndTheirPartialSums) {
   constexpr int kSmPerSmem86 = 100 * 1024;  // SM86 / SM89 / SM12x: shared memory per SM
   for (nvfp4::TileId id : {nvfp4::TileId::DecodeM8, nvfp4::TileId::DecodeM16}) {

@@ -27,12 +27,23 @@
 namespace fp8kit::nvfp4::sm90w {
 
 constexpr int kDecodeTokens16 = 16;  // the wgmma N: M <= 16
-// Tokens from which the host prefers this kernel: at M <= 8 sm75_hmma's
-// 8-token decode tile (n8 MMAs, half the tensor work and token loads) is
-// faster on the H200 (1 x 4096 x 4096 in a graph: 7.1 against 11.4 us;
-// 16 x 28672 x 4096 at 16 tokens: 57.3 against 35.5 here;
-// docs/perf/log/2026-12-03-nvfp4-sm90-decode.md).
+// Below kDecodeMinTokens tokens HMMA's 8-token decode tile (sm75_hmma) does
+// half this kernel's tensor work and never splits K, while this kernel's
+// decode costs fewer instructions per weight; it takes such a problem only
+// where its split rule gives a tile at most kDecodeFewTokensMaxSplit CTAs
+// (the hand-off it then pays is short). On an H100, graph-timed with the
+// token floor at 1 (docs/perf/log/2026-12-06-nvfp4-decode-unrolled.md):
+// unsplit or split in two it is faster (1 x 28672 x 4096 30.9 against 35.2
+// us, 8 x 28672 x 4096 29.7 against 38.4, 1 x 14336 x 2048 11.1 against
+// 13.3), split in four or more slower (4 x 7168 x 2048 8.8 against 8.4,
+// 1 x 4096 x 4096 9.8 against 7.6).
 constexpr int kDecodeMinTokens = 9;
+constexpr int kDecodeFewTokensMaxSplit = 2;
+// Whether this kernel takes m <= kDecodeTokens16 tokens whose K split (the
+// plan's, choose_decode_split) is `splits` CTAs per weight tile.
+constexpr bool decode_takes_tokens(int64_t m, int splits) {
+  return m >= kDecodeMinTokens || splits <= kDecodeFewTokensMaxSplit;
+}
 constexpr int kDecodeAccRegs = kDecodeTokens16 / 2;  // m64 x n16 f32 over 128 threads
 constexpr int kDecodeTokenBytes = kDecodeTokens16 * kTokenRowBytes;  // 2 KB per stage
 constexpr int kDecodeCtasPerSm = 2;  // two CTAs' decode hides each other's waits

@@ -1,9 +1,10 @@
 // NVFP4 GEMM on Hopper (sm_90a only), W4A16: the weights decoded in
 // registers into bf16 / f16 wgmma, the tokens by TMA. Three kernels: prefill
-// (at least sm90w::kMinTokens rows, nvfp4_sm90_kernel.cuh), decode
-// (sm90w::kDecodeMinTokens to kDecodeTokens16 rows, nvfp4_sm90_decode_kernel.cuh,
-// K split over a cluster) and grouped (the prefill CTA per expert tile, at
-// least kMinGroupedTokens rows per expert, nvfp4_sm90_grouped_kernel.cuh).
+// (at least sm90w::kMinTokens rows, nvfp4_sm90_kernel.cuh), decode (at most
+// kDecodeTokens16 rows, nvfp4_sm90_decode_kernel.cuh, K split over a
+// cluster; below kDecodeMinTokens rows only lightly split grids) and grouped
+// (the prefill CTA per expert tile, at least kMinGroupedTokens rows per
+// expert, nvfp4_sm90_grouped_kernel.cuh).
 // Host side: which problems it takes, the tensor maps, the split and the
 // launch. The rows between, W4A4 and smaller experts run sm75_hmma.
 #include "arch/config.hpp"
@@ -122,16 +123,54 @@ int64_t ctas_of(const Nvfp4Params& p, Tokens t) {
   return ceil_div(int64_t{p.n}, int64_t{kBlockW}) * ceil_div(int64_t{p.m}, int64_t{tokens_of(t)});
 }
 
+// CTAs resident at once in clusters of s = 1 .. kDecodeMaxSplit (the
+// device's answer per size, asked once per device).
+std::atomic<int> g_decode_clusters[kDecodeMaxSplit + 1][sm90::kAttrDevices];
+void decode_waves(const Kernel& k, const DeviceInfo& dev, int (&wave)[kDecodeMaxSplit + 1]) {
+  wave[0] = 0;
+  wave[1] = sm90w::kDecodeCtasPerSm * dev.sm_count;
+  for (int s = 2; s <= kDecodeMaxSplit; ++s)
+    wave[s] = s * sm90::resident_clusters(k.fn, k.smem, s, dev.device, g_decode_clusters[s]);
+}
+
+// The K split of a decode problem: FP8KIT_NVFP4_SM90_SPLIT's when it names
+// one, else the plan's from the device's resident clusters (the kernel's
+// shared-memory limit set first: the occupancy query reads it).
+cudaError_t decode_split(const Nvfp4Params& p, const DeviceInfo& dev, int* splits) {
+  const bool bf16 = p.a_type == FP8KIT_DTYPE_BF16;
+  const Kernel k = decode_kernel_of(bf16);
+  if (const cudaError_t e = sm90::allow_smem(k.fn, k.smem, dev.device, g_decode_smem_set[bf16 ? 0 : 1]);
+      e != cudaSuccess)
+    return e;
+  const int forced = environment().nvfp4_sm90_split;
+  if (forced >= 1 && forced <= kDecodeMaxSplit) {
+    *splits = forced;
+    return cudaSuccess;
+  }
+  int wave[kDecodeMaxSplit + 1];
+  decode_waves(k, dev, wave);
+  *splits = choose_decode_split(p.n, p.k, wave);
+  return cudaSuccess;
+}
+
 std::string refusal(const Nvfp4Params& p, const DeviceInfo& dev) {
   if (std::string no = sm90::hopper_refusal(dev, kMaxSmem); !no.empty()) return no;
   if (p.a_type == FP8KIT_DTYPE_NVFP4)
     return "sm90_wgmma takes 16-bit activations (W4A16); NVFP4 activations (W4A4) run sm75_hmma";
-  if (p.m < kDecodeMinTokens)
-    return "sm90_wgmma takes " + std::to_string(kDecodeMinTokens) +
-           " tokens or more; fewer run the 8-token decode tile of sm75_hmma";
+  if (p.m < kDecodeMinTokens) {
+    int splits = 0;
+    if (decode_split(p, dev, &splits) != cudaSuccess) {
+      cudaGetLastError();  // not sticky; leave no error behind
+      return "sm90_wgmma could not size its decode kernel's K split on this device";
+    }
+    if (!decode_takes_tokens(p.m, splits))
+      return "sm90_wgmma takes fewer than " + std::to_string(kDecodeMinTokens) + " tokens only where its K split is " +
+             std::to_string(kDecodeFewTokensMaxSplit) + " CTAs per weight tile or fewer (here " +
+             std::to_string(splits) + "); the 8-token decode tile of sm75_hmma runs it";
+  }
   if (p.m > kDecodeTokens16 && p.m < kMinTokens)
-    return "sm90_wgmma takes " + std::to_string(kDecodeMinTokens) + "-" + std::to_string(kDecodeTokens16) +
-           " or at least " + std::to_string(kMinTokens) + " tokens; " + std::to_string(p.m) +
+    return "sm90_wgmma takes at most " + std::to_string(kDecodeTokens16) + " or at least " +
+           std::to_string(kMinTokens) + " tokens; " + std::to_string(p.m) +
            " run the CTA tiles of sm75_hmma";
   if (!granular(p.a, p.lda * 2) || !granular(p.b, p.ldb))
     return "sm90_wgmma reads A and B by TMA: their base addresses and row strides must be multiples of 16 bytes";
@@ -186,33 +225,15 @@ bool takes_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, std::stri
   return no.empty();
 }
 
-// CTAs resident at once in clusters of s = 1 .. kDecodeMaxSplit (the
-// device's answer per size, asked once per device).
-std::atomic<int> g_decode_clusters[kDecodeMaxSplit + 1][sm90::kAttrDevices];
-void decode_waves(const Kernel& k, const DeviceInfo& dev, int (&wave)[kDecodeMaxSplit + 1]) {
-  wave[0] = 0;
-  wave[1] = sm90w::kDecodeCtasPerSm * dev.sm_count;
-  for (int s = 2; s <= kDecodeMaxSplit; ++s)
-    wave[s] = s * sm90::resident_clusters(k.fn, k.smem, s, dev.device, g_decode_clusters[s]);
-}
-
 cudaError_t launch_decode(const Nvfp4Params& p, const DeviceInfo& dev, bool programmatic, cudaStream_t stream,
                           const char** kernel) {
-  const bool bf16 = p.a_type == FP8KIT_DTYPE_BF16;
-  const Kernel k = decode_kernel_of(bf16);
+  const Kernel k = decode_kernel_of(p.a_type == FP8KIT_DTYPE_BF16);
   *kernel = k.name;
   CUtensorMap tmap_t{}, tmap_w{};
   if (!encode_tokens(&tmap_t, p, p.m, kDecodeTokens16) || !encode_weights(&tmap_w, p, p.n))
     return cudaErrorInvalidValue;
-  if (const cudaError_t e = sm90::allow_smem(k.fn, k.smem, dev.device, g_decode_smem_set[bf16 ? 0 : 1]);
-      e != cudaSuccess)
-    return e;
-  int splits = environment().nvfp4_sm90_split;  // forced: 1 .. kDecodeMaxSplit, else the plan's
-  if (splits < 1 || splits > kDecodeMaxSplit) {
-    int wave[kDecodeMaxSplit + 1];
-    decode_waves(k, dev, wave);
-    splits = choose_decode_split(p.n, p.k, wave);
-  }
+  int splits = 0;
+  if (const cudaError_t e = decode_split(p, dev, &splits); e != cudaSuccess) return e;
   Nvfp4Params q = p;
   void* args[] = {&tmap_t, &tmap_w, &q, &splits};
   const int tiles = static_cast<int>(ceil_div(int64_t{p.n}, int64_t{kBlockW}));
