@@ -50,8 +50,8 @@ constexpr fp8kit_dtype kOuts[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16, FP8KIT_DT
 struct Shape {
   int64_t m, n, k;
 };
-// Decode (M 1 .. 16: the decode tiles; on Hopper M 9 .. 16 the wgmma decode
-// kernel), ragged edges in every dimension, K with a half stage (K % 64 ==
+// Decode (M 1 .. 16: the decode tiles; on Hopper the wgmma decode kernel
+// from 9 tokens, and below where it splits K little), ragged edges in every dimension, K with a half stage (K % 64 ==
 // 32) and with a last decode chunk of one to three granules of 32 (K % 128
 // != 0) after more chunks than a CTA's warps take at once, several M tiles;
 // Hopper's wgmma tile (M >= 64: 256 tokens x 128 weights, 5 stages) with
@@ -115,14 +115,18 @@ TEST(Nvfp4Dense, WgmmaPaddedRows) {
 
 // Hopper's decode kernel at every K split (1 .. 8 CTAs per cluster, forced
 // through FP8KIT_NVFP4_SM90_SPLIT): ragged last ranks (33 K blocks), a rank
-// past K's end (2 blocks over 3 or more ranks), both scale layouts.
+// past K's end (2 blocks over 3 or more ranks), both scale layouts, bf16,
+// f16 and NVFP4 tokens (both token scale layouts).
 TEST(Nvfp4Dense, WgmmaDecodeEverySplit) {
+  constexpr fp8kit_dtype kTokens[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_NVFP4, FP8KIT_DTYPE_F16};
   for (int splits = 1; splits <= 8; ++splits) {
     setenv("FP8KIT_NVFP4_SM90_SPLIT", std::to_string(splits).c_str(), 1);
     fp8kit::reload_environment();
     for (const Shape& sh : {Shape{13, 700, 2080}, Shape{16, 130, 128}}) {
       Nvfp4Case c{sh.m, sh.n, sh.k};
-      c.a_type = splits % 2 ? FP8KIT_DTYPE_BF16 : FP8KIT_DTYPE_F16;
+      c.a_type = kTokens[splits % 3];
+      c.a_layout = splits % 4 == 1 ? FP8KIT_NVFP4_SCALES_LINEAR : FP8KIT_NVFP4_SCALES_SWIZZLED;
+      c.lda_pad = splits % 2 ? 0 : 32;  // a token row strided past its K (elements; NVFP4: bytes)
       c.d_type = kOuts[splits % 3];
       c.bias = splits % 2 == 0;
       c.b_layout = splits % 3 == 0 ? FP8KIT_NVFP4_SCALES_LINEAR : FP8KIT_NVFP4_SCALES_SWIZZLED;

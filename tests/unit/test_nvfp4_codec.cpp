@@ -272,7 +272,7 @@ TEST(Nvfp4Plan, Sm90DecodeTakesFewTokensOnLightlySplitGrids) {
   EXPECT_TRUE(takes(8, 14336, 2048));   // split in two
   EXPECT_FALSE(takes(4, 7168, 2048));   // split in four
   EXPECT_FALSE(takes(1, 4096, 4096));   // split in six
-  EXPECT_FALSE(takes(8, 4096, 14336));
+  EXPECT_FALSE(takes(8, 4096, 14336));  // split in seven
   EXPECT_TRUE(takes(9, 4096, 4096));    // from 9 tokens every grid
   EXPECT_TRUE(takes(16, 4096, 14336));
 }

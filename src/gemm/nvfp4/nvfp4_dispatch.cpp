@@ -1,7 +1,8 @@
 // The NVFP4 GEMM registries (core/registry.hpp), dense and grouped, in order
 // of preference: sm120_mma (SM12x, NVFP4 A: the block-scaled FP4 mma),
-// sm90_wgmma (Hopper, W4A16 dense prefill and decode, grouped prefill:
-// decoded into bf16 / f16 wgmma), then sm75_hmma (every family: decode to f16 / bf16, HMMA), which
+// sm90_wgmma (Hopper, W4A16 dense prefill and decode, W4A4 decode, grouped
+// prefill: decoded into bf16 / f16 wgmma), then sm75_hmma (every family:
+// decode to f16 / bf16, HMMA), which
 // takes every valid input except bf16 A below SM80. Which families this build carries is
 // fp8kit_build_config.hpp's (FP8KIT_WITH_NVFP4_*).
 #include <array>
@@ -125,20 +126,20 @@ const KernelPath<Nvfp4GroupedParams> kOmmaGroupedPath{
 
 #ifdef FP8KIT_WITH_NVFP4_SM90
 bool wgmma_takes(const Nvfp4Params& p, const DeviceInfo& dev, std::string* why) {
-  return nvfp4::wgmma_a16().takes_dense(p, dev, why);
+  return nvfp4::wgmma().takes_dense(p, dev, why);
 }
 cudaError_t wgmma_launch(const Nvfp4Params& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t s,
                          const char** k) {
-  return nvfp4::wgmma_a16().launch_dense(p, dev, env.programmatic_launch, s, k);
+  return nvfp4::wgmma().launch_dense(p, dev, env.programmatic_launch, s, k);
 }
 bool wgmma_takes_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, std::string* why) {
-  return nvfp4::wgmma_a16().takes_grouped(g, dev, why);
+  return nvfp4::wgmma().takes_grouped(g, dev, why);
 }
 cudaError_t wgmma_launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, const LaunchEnv& env,
                                  cudaStream_t s, const char** k) {
-  return nvfp4::wgmma_a16().launch_grouped(g, dev, env.programmatic_launch, s, k);
+  return nvfp4::wgmma().launch_grouped(g, dev, env.programmatic_launch, s, k);
 }
-const void* wgmma_probe() { return nvfp4::wgmma_a16().probe(); }
+const void* wgmma_probe() { return nvfp4::wgmma().probe(); }
 fp8kit_tensor_cores wgmma_tensor_cores(int cap) {
   return arch::kHopperWgmma.contains(cap) ? FP8KIT_TC_FALLBACK : FP8KIT_TC_NONE;
 }

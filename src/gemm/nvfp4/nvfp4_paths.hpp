@@ -33,9 +33,9 @@ const FamilyEntry& hmma_bf16_a16();
 // nvfp4_sm120_gemm.cu: the block-scaled FP4 mma.sync, A NVFP4. SM12x (sm_120f).
 const FamilyEntry& omma_a4();
 // nvfp4_sm90_gemm.cu: decoded to bf16 / f16 in registers, wgmma; A 16-bit,
-// dense (prefill- or decode-sized) and grouped (prefill-sized experts).
-// Hopper (sm_90a).
-const FamilyEntry& wgmma_a16();
+// dense (prefill- or decode-sized) and grouped (prefill-sized experts), or
+// NVFP4 dense decode-sized (the tokens decoded to bf16 too). Hopper (sm_90a).
+const FamilyEntry& wgmma();
 
 // Kernel names in a binary (core/registry.hpp, KernelMatch).
 constexpr const char* kDenseKernel = "fp8kit::nvfp4::nvfp4_gemm_kernel<";

@@ -39,7 +39,9 @@ __device__ __forceinline__ uint32_t tile_scale_byte(const uint8_t* tile, int loc
 
 // Stages this consumer's tile as OutT (D row = token, 64 weights per row)
 // and stores D's rows in 16-byte pieces where they lie inside N and aligned.
-template <int kBlockT, typename OutT>
+// kPlacedOperands: how many of the MMA's operands were decoded by placement
+// (the weights; NVFP4 tokens too), each carrying 2^-kPlacedExponent.
+template <int kBlockT, typename OutT, int kPlacedOperands = 1>
 __device__ __forceinline__ void store_tile(const Nvfp4Params& p, TileOrigin o, int consumer, int thread,
                                            const float (&acc)[kBlockT / 2], uint8_t* staging) {
   constexpr int kBytes = static_cast<int>(sizeof(OutT));
@@ -48,8 +50,8 @@ __device__ __forceinline__ void store_tile(const Nvfp4Params& p, TileOrigin o, i
   constexpr int kPerPiece = kPieceBytes / kBytes;
   constexpr int kPieces = kWgmmaM * kBytes / kPieceBytes;  // per staged row
   const int warp = thread / 32, lane = thread % 32, g = lane / 4, t = lane % 4;
-  // The placed weights are value x scale x 2^-kPlacedExponent (nvfp4_placed.cuh).
-  constexpr float kUnplace = static_cast<float>(1 << kPlacedExponent);
+  // A placed operand is value x scale x 2^-kPlacedExponent (nvfp4_placed.cuh).
+  constexpr float kUnplace = static_cast<float>(1 << (kPlacedExponent * kPlacedOperands));
   const float alpha = (p.alpha ? *p.alpha : 1.f) * kUnplace;
   const int wl0 = consumer * kWgmmaM;  // the consumer's first weight within the tile
   float bias[2] = {0.f, 0.f};

@@ -1,4 +1,4 @@
-// The Hopper NVFP4 W4A16 decode kernel (sm_90a; nvfp4_sm90_decode_kernel.cuh):
+// The Hopper NVFP4 decode kernel (sm_90a; nvfp4_sm90_decode_kernel.cuh):
 // its tile, its shared memory as a struct, the permutation of K it shares
 // with the token warp, and the host's choice of K split. Plain C++: the host
 // side and its tests include it without the CUDA compiler.
@@ -46,6 +46,9 @@ constexpr bool decode_takes_tokens(int64_t m, int splits) {
 }
 constexpr int kDecodeAccRegs = kDecodeTokens16 / 2;  // m64 x n16 f32 over 128 threads
 constexpr int kDecodeTokenBytes = kDecodeTokens16 * kTokenRowBytes;  // 2 KB per stage
+// NVFP4 tokens (W4A4) land packed, 32 bytes of a token per stage, and the
+// token warp decodes them into sT as the 16-bit tokens.
+constexpr int kDecodePackedTokenBytes = kDecodeTokens16 * kPackedRowBytes;
 constexpr int kDecodeCtasPerSm = 2;  // two CTAs' decode hides each other's waits
 constexpr int kDecodeStages = 8;     // 8.5 KB each: two CTAs in 140 KB, 72 KB of weights in flight per SM
 constexpr int kDecodeMaxSplit = 8;   // the portable cluster size
@@ -57,8 +60,9 @@ struct DecodeStorage {
   // sT: (16 tokens, 64 K) 16-bit per stage in the permuted K order, 128B-swizzled
   // (the wgmma's B); on a 1024-byte boundary.
   alignas(kSwizzleAtomBytes) uint8_t tokens[kDecodeStages][kDecodeTokenBytes];
-  // sR: the same block as TMA lands it (natural K order, 128B-swizzled); after
-  // the K loop, the cluster split's partials (DecodeSlot).
+  // sR: the same block as TMA lands it (natural K order; 16-bit tokens
+  // 128B-swizzled, NVFP4 ones packed, (16 tokens, 32 bytes)); after the K
+  // loop, the cluster split's partials (DecodeSlot).
   alignas(kSwizzleAtomBytes) uint8_t raw[kDecodeStages][kDecodeTokenBytes];
   // sW: (kBlockW, 32 bytes) packed weights per stage (TMA); after the K
   // loop, the epilogue's staging.

@@ -1,12 +1,14 @@
-// The Hopper NVFP4 W4A16 decode kernel (sm_90a), M <= 16: a weight stream
-// decoded in registers into m64n16k16 wgmma (nvfp4_sm90_decode_config.hpp
-// states the tile and the K permutation).
+// The Hopper NVFP4 decode kernel (sm_90a), M <= 16, W4A16 and W4A4: a
+// weight stream decoded in registers into m64n16k16 wgmma
+// (nvfp4_sm90_decode_config.hpp states the tile and the K permutation).
 //
 // CTA: 3 warpgroups, two CTAs per SM. Warpgroup 0: thread 0 the producer
-// (per 64-deep K block one TMA box of the 16 tokens, 16 rows x 128 bytes,
-// 128B-swizzled, into sR; one of 128 weight rows x 32 packed bytes into sW;
-// the swizzled scale tile into sS; all on the stage's `full` barrier), warp
-// kTokenWarp the token warp (sR -> sT in the permuted K order, then `ready`).
+// (per 64-deep K block one TMA box of the 16 tokens into sR: 16 rows x 128
+// bytes, 128B-swizzled, or 16 x 32 packed bytes of NVFP4 tokens; one of 128
+// weight rows x 32 packed bytes into sW; the swizzled scale tile into sS;
+// all on the stage's `full` barrier), warp kTokenWarp the token warp (sR ->
+// sT in the permuted K order, NVFP4 tokens decoded exactly to bf16 on the
+// way, then `ready`).
 // Warpgroups 1 and 2 are the consumers, 64 weight rows each: per K block a
 // thread reads bytes 8t .. 8t + 7 of its rows r = 16 w + g and r + 8 (one
 // LDS.64 each) and their block-t scales, decodes them exactly (value x scale
@@ -56,14 +58,17 @@ __device__ __forceinline__ KRange k_range(int nkb, int splits, int rank) {
   return {kb0, end > kb0 ? end - kb0 : 0};
 }
 
+template <bool kA4>
 __device__ __forceinline__ void produce_decode(const CUtensorMap* tmap_t, const CUtensorMap* tmap_w,
                                                const Nvfp4Params& p, TileOrigin o, KRange r, DecodeStorage& s) {
+  constexpr int kTokenBytes = kA4 ? kDecodePackedTokenBytes : kDecodeTokenBytes;
+  constexpr int kTokenBlockK = kA4 ? kPackedRowBytes : kBlockK;  // a K block in the token map's elements
   hptx::prefetch_tensormap(tmap_t);
   hptx::prefetch_tensormap(tmap_w);
   const bool scale_tiles = is_swizzled(p.b_scale_layout);
   const uint8_t* scale_row = p.b_scale + int64_t{o.w0 / kTileRows} * (padded_blocks(p.k) / kTileBlocks) * kTileBytes;
   const uint32_t stage_bytes =
-      static_cast<uint32_t>(kDecodeTokenBytes + kWeightTileBytes + (scale_tiles ? kScaleTileBytes : 0));
+      static_cast<uint32_t>(kTokenBytes + kWeightTileBytes + (scale_tiles ? kScaleTileBytes : 0));
   auto weights = [&](int i) {
     const int st = i % kDecodeStages, kb = r.kb0 + i;
     cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
@@ -78,7 +83,7 @@ __device__ __forceinline__ void produce_decode(const CUtensorMap* tmap_t, const 
   };
   auto tokens = [&](int i) {
     const int st = i % kDecodeStages;
-    const int32_t ct[2] = {(r.kb0 + i) * kBlockK, 0};
+    const int32_t ct[2] = {(r.kb0 + i) * kTokenBlockK, 0};
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, s.raw[st], tmap_t, ct,
                                     &s.full[st]);
   };
@@ -94,25 +99,52 @@ __device__ __forceinline__ void produce_decode(const CUtensorMap* tmap_t, const 
 }
 
 // The token warp: each landed block of tokens into the permuted order. Lane
-// (token n = lane / 2, a = lane % 2) reads the 16-byte pieces of elements
+// (token n = lane / 2, a = lane % 2) takes the 16-byte pieces of elements
 // 16 t + 8 a .. + 7 (t = 0..3) of its token; token_pairs_split makes piece t
 // word q = (x + q, x + q + 4), which belongs at logical K 16 (2 a + q / 2) +
-// 2 t + 8 (q % 2): 16-byte piece 4 a + q, word t. Both buffers are
-// 128B-swizzled: piece c of row n at c ^ (n % 8).
-__device__ __forceinline__ void permute_tokens(KRange r, DecodeStorage& s, int lane) {
+// 2 t + 8 (q % 2): 16-byte piece 4 a + q, word t. sT is 128B-swizzled (piece
+// c of row n at c ^ (n % 8)), and so is sR for 16-bit tokens. NVFP4 tokens:
+// piece t is word 2 t + a of the token's packed row (one scale block: block
+// t of the K block's four), decoded exactly as the weights are (value x
+// scale x 2^-kPlacedExponent, nvfp4_placed.cuh) and in natural order; the
+// scales come from global memory one block ahead (tokens past M: zeros).
+template <bool kA4>
+__device__ __forceinline__ void permute_tokens(const Nvfp4Params& p, KRange r, DecodeStorage& s, int lane) {
   constexpr int kPieces = 4;  // per lane, in and out
   constexpr int kPieceBytes = 16;
   constexpr int kSwizzleRows = kSwizzleAtomBytes / kTokenRowBytes;  // 8
   const int n = lane / 2, a = lane % 2, sw = n % kSwizzleRows;
+  auto scales = [&](int i) -> uint32_t {  // blocks 4 kb .. 4 kb + 3 of token n
+    if (!kA4 || i >= r.count) return 0u;
+    return load_scale_word(p.a_scale, p.a_scale_layout, p.a_scale_row0 + n, p.a_scale_row0 + p.m, r.kb0 + i,
+                           p.k_blocks);
+  };
+  uint32_t next_scales = scales(0);
   for (int i = 0; i < r.count; ++i) {
     const int st = i % kDecodeStages;
+    const uint32_t sc = next_scales;
+    next_scales = scales(i + 1);
     hptx::wait_barrier(&s.full[st], (i / kDecodeStages) & 1u);
-    const uint8_t* in = s.raw[st] + n * kTokenRowBytes;
-    uint8_t* out = s.tokens[st] + n * kTokenRowBytes;
     uint32_t w[kPieces][4];
+    if constexpr (kA4) {
+      constexpr int kScalePairBits = 16;
+      const uint32_t* packed = reinterpret_cast<const uint32_t*>(s.raw[st] + n * kPackedRowBytes);
+      const uint32_t pairs[2] = {placed_scale_pair<true>(sc), placed_scale_pair<true>(sc >> kScalePairBits)};
 #pragma unroll
-    for (int t = 0; t < kPieces; ++t)
-      token_pairs_split(*reinterpret_cast<const uint4*>(in + ((2 * t + a) ^ sw) * kPieceBytes), w[t]);
+      for (int t = 0; t < kPieces; ++t) {
+        uint32_t e[4];  // (element 2 b, 2 b + 1) of the piece
+        place_e2m1_byte_pairs<true>(packed[2 * t + a], e);
+#pragma unroll
+        for (int b = 0; b < 4; ++b) e[b] = scale_placed<true>(e[b], pairs[t / 2], t % 2);
+        token_pairs_split(make_uint4(e[0], e[1], e[2], e[3]), w[t]);
+      }
+    } else {
+      const uint8_t* in = s.raw[st] + n * kTokenRowBytes;
+#pragma unroll
+      for (int t = 0; t < kPieces; ++t)
+        token_pairs_split(*reinterpret_cast<const uint4*>(in + ((2 * t + a) ^ sw) * kPieceBytes), w[t]);
+    }
+    uint8_t* out = s.tokens[st] + n * kTokenRowBytes;
 #pragma unroll
     for (int q = 0; q < kPieces; ++q)
       *reinterpret_cast<uint4*>(out + ((kPieces * a + q) ^ sw) * kPieceBytes) =
@@ -262,11 +294,13 @@ __device__ __forceinline__ void cluster_sync() {
 #endif  // FP8KIT_HAS_WGMMA
 
 // Grid: ceil(N / 128) x splits CTAs, clusters of `splits` along x when
-// splits > 1; tmap_t: the tokens in boxes of 16 rows x 64 elements.
-template <bool kBf16>
+// splits > 1; tmap_t: the tokens in boxes of 16 rows x 64 elements (NVFP4:
+// 16 rows x 32 bytes). kBf16: the wgmma's type (NVFP4 tokens: bf16).
+template <bool kBf16, bool kA4>
 __global__ void __launch_bounds__(kThreads, kDecodeCtasPerSm)
     nvfp4_sm90_decode_kernel(const __grid_constant__ CUtensorMap tmap_t, const __grid_constant__ CUtensorMap tmap_w,
                              const Nvfp4Params p, int splits) {
+  static_assert(kBf16 || !kA4, "NVFP4 tokens decode to bf16");
 #if FP8KIT_HAS_WGMMA
   extern __shared__ uint8_t smem_raw[];
   const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
@@ -286,8 +320,8 @@ __global__ void __launch_bounds__(kThreads, kDecodeCtasPerSm)
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   const int thread = threadIdx.x % kWarpgroupThreads;
   if (warpgroup == 0) {
-    if (threadIdx.x == 0) produce_decode(&tmap_t, &tmap_w, p, o, r, s);
-    if (threadIdx.x / 32 == kTokenWarp) permute_tokens(r, s, threadIdx.x % 32);
+    if (threadIdx.x == 0) produce_decode<kA4>(&tmap_t, &tmap_w, p, o, r, s);
+    if (threadIdx.x / 32 == kTokenWarp) permute_tokens<kA4>(p, r, s, threadIdx.x % 32);
     hptx::griddep_launch_dependents();
     if (splits > 1) {
       cluster_sync();
@@ -310,10 +344,11 @@ __global__ void __launch_bounds__(kThreads, kDecodeCtasPerSm)
   // Both consumers are past their last read of sW: it becomes the staging.
   hptx::named_barrier<kConsumers * kWarpgroupThreads>(kConsumersDone);
   uint8_t* staging = s.weights[0] + consumer * kDecodeTokens16 * staging_pitch(4);
+  constexpr int kPlaced = kA4 ? 2 : 1;  // operands decoded by placement: weights, NVFP4 tokens
   switch (p.d_type) {
-    case FP8KIT_DTYPE_BF16: store_tile<kDecodeTokens16, __nv_bfloat16>(p, o, consumer, thread, acc, staging); break;
-    case FP8KIT_DTYPE_F16: store_tile<kDecodeTokens16, __half>(p, o, consumer, thread, acc, staging); break;
-    default: store_tile<kDecodeTokens16, float>(p, o, consumer, thread, acc, staging); break;
+    case FP8KIT_DTYPE_BF16: store_tile<kDecodeTokens16, __nv_bfloat16, kPlaced>(p, o, consumer, thread, acc, staging); break;
+    case FP8KIT_DTYPE_F16: store_tile<kDecodeTokens16, __half, kPlaced>(p, o, consumer, thread, acc, staging); break;
+    default: store_tile<kDecodeTokens16, float, kPlaced>(p, o, consumer, thread, acc, staging); break;
   }
 #endif
 }

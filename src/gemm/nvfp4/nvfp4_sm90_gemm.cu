@@ -1,12 +1,12 @@
-// NVFP4 GEMM on Hopper (sm_90a only), W4A16: the weights decoded in
-// registers into bf16 / f16 wgmma, the tokens by TMA. Three kernels: prefill
-// (at least sm90w::kMinTokens rows, nvfp4_sm90_kernel.cuh), decode (at most
-// kDecodeTokens16 rows, nvfp4_sm90_decode_kernel.cuh, K split over a
-// cluster; below kDecodeMinTokens rows only lightly split grids) and grouped
-// (the prefill CTA per expert tile, at least kMinGroupedTokens rows per
-// expert, nvfp4_sm90_grouped_kernel.cuh).
+// NVFP4 GEMM on Hopper (sm_90a only): the weights decoded in registers into
+// bf16 / f16 wgmma, the tokens by TMA. Three kernels: prefill (W4A16, at
+// least sm90w::kMinTokens rows, nvfp4_sm90_kernel.cuh), decode (W4A16 and
+// W4A4, at most kDecodeTokens16 rows, nvfp4_sm90_decode_kernel.cuh, K split
+// over a cluster; below kDecodeMinTokens rows only lightly split grids) and
+// grouped (W4A16, the prefill CTA per expert tile, at least
+// kMinGroupedTokens rows per expert, nvfp4_sm90_grouped_kernel.cuh).
 // Host side: which problems it takes, the tensor maps, the split and the
-// launch. The rows between, W4A4 and smaller experts run sm75_hmma.
+// launch. The rows between, W4A4 prefill and smaller experts run sm75_hmma.
 #include "arch/config.hpp"
 
 #if defined(__CUDA_ARCH__) && !FP8KIT_HAS_WGMMA
@@ -68,13 +68,26 @@ constexpr int kMaxSmem =
                                                                         : TileT<Tokens::k128>::kSmemBytes;
 static_assert(kDecodeSmemBytes <= kMaxSmem, "the decode kernel fits where the prefill kernels do");
 
-// The decode kernels, bf16 and f16 tokens.
-std::atomic<uint64_t> g_decode_smem_set[2];
-Kernel decode_kernel_of(bool bf16) {
-  if (bf16) return {reinterpret_cast<const void*>(&nvfp4_sm90_decode_kernel<true>), kDecodeSmemBytes,
-                    "nvfp4_sm90_decode<16,bf16>"};
-  return {reinterpret_cast<const void*>(&nvfp4_sm90_decode_kernel<false>), kDecodeSmemBytes,
-          "nvfp4_sm90_decode<16,f16>"};
+// The decode kernels by token type: bf16, f16, NVFP4 (decoded to bf16).
+enum class DecodeTokens { kBf16, kF16, kNvfp4 };
+constexpr int kDecodeTokenTypes = 3;
+std::atomic<uint64_t> g_decode_smem_set[kDecodeTokenTypes];
+DecodeTokens decode_tokens_of(const Nvfp4Params& p) {
+  if (p.a_type == FP8KIT_DTYPE_NVFP4) return DecodeTokens::kNvfp4;
+  return p.a_type == FP8KIT_DTYPE_BF16 ? DecodeTokens::kBf16 : DecodeTokens::kF16;
+}
+Kernel decode_kernel_of(DecodeTokens t) {
+  switch (t) {
+    case DecodeTokens::kNvfp4:
+      return {reinterpret_cast<const void*>(&nvfp4_sm90_decode_kernel<true, true>), kDecodeSmemBytes,
+              "nvfp4_sm90_decode<16,nvfp4>"};
+    case DecodeTokens::kBf16:
+      return {reinterpret_cast<const void*>(&nvfp4_sm90_decode_kernel<true, false>), kDecodeSmemBytes,
+              "nvfp4_sm90_decode<16,bf16>"};
+    default:
+      return {reinterpret_cast<const void*>(&nvfp4_sm90_decode_kernel<false, false>), kDecodeSmemBytes,
+              "nvfp4_sm90_decode<16,f16>"};
+  }
 }
 
 // Tokens [rows, K] 16-bit, boxes (`box_rows` tokens, kBlockK elements), 128B-swizzled.
@@ -90,6 +103,21 @@ bool encode_tokens(CUtensorMap* map, const Nvfp4Params& p, int64_t rows, int box
   return fn(map, type, sm90::kTensorRank, const_cast<uint8_t*>(p.a), dims, strides, box, elem_strides,
             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// Packed NVFP4 tokens [rows, K / 2] bytes, boxes (`box_rows` tokens, 32
+// bytes), unswizzled.
+bool encode_packed_tokens(CUtensorMap* map, const Nvfp4Params& p, int64_t rows, int box_rows) {
+  const PFN_cuTensorMapEncodeTiled_v12000 fn = sm90::encode_fn();
+  if (fn == nullptr) return false;
+  const cuuint64_t dims[sm90::kTensorRank] = {static_cast<cuuint64_t>(p.k / kElementsPerByte),
+                                              static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[sm90::kTensorRank - 1] = {static_cast<cuuint64_t>(p.lda)};
+  const cuuint32_t box[sm90::kTensorRank] = {kPackedRowBytes, static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t elem_strides[sm90::kTensorRank] = {1, 1};
+  return fn(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, sm90::kTensorRank, const_cast<uint8_t*>(p.a), dims, strides, box,
+            elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 // Packed weights [rows, K / 2] bytes, boxes (kBlockW rows, 32 bytes), unswizzled.
@@ -137,9 +165,9 @@ void decode_waves(const Kernel& k, const DeviceInfo& dev, int (&wave)[kDecodeMax
 // one, else the plan's from the device's resident clusters (the kernel's
 // shared-memory limit set first: the occupancy query reads it).
 cudaError_t decode_split(const Nvfp4Params& p, const DeviceInfo& dev, int* splits) {
-  const bool bf16 = p.a_type == FP8KIT_DTYPE_BF16;
-  const Kernel k = decode_kernel_of(bf16);
-  if (const cudaError_t e = sm90::allow_smem(k.fn, k.smem, dev.device, g_decode_smem_set[bf16 ? 0 : 1]);
+  const DecodeTokens t = decode_tokens_of(p);
+  const Kernel k = decode_kernel_of(t);
+  if (const cudaError_t e = sm90::allow_smem(k.fn, k.smem, dev.device, g_decode_smem_set[static_cast<int>(t)]);
       e != cudaSuccess)
     return e;
   const int forced = environment().nvfp4_sm90_split;
@@ -155,8 +183,10 @@ cudaError_t decode_split(const Nvfp4Params& p, const DeviceInfo& dev, int* split
 
 std::string refusal(const Nvfp4Params& p, const DeviceInfo& dev) {
   if (std::string no = sm90::hopper_refusal(dev, kMaxSmem); !no.empty()) return no;
-  if (p.a_type == FP8KIT_DTYPE_NVFP4)
-    return "sm90_wgmma takes 16-bit activations (W4A16); NVFP4 activations (W4A4) run sm75_hmma";
+  const bool a4 = p.a_type == FP8KIT_DTYPE_NVFP4;
+  if (a4 && p.m > kDecodeTokens16)
+    return "sm90_wgmma takes NVFP4 activations (W4A4) of at most " + std::to_string(kDecodeTokens16) +
+           " tokens; more run sm75_hmma";
   if (p.m < kDecodeMinTokens) {
     int splits = 0;
     if (decode_split(p, dev, &splits) != cudaSuccess) {
@@ -172,7 +202,7 @@ std::string refusal(const Nvfp4Params& p, const DeviceInfo& dev) {
     return "sm90_wgmma takes at most " + std::to_string(kDecodeTokens16) + " or at least " +
            std::to_string(kMinTokens) + " tokens; " + std::to_string(p.m) +
            " run the CTA tiles of sm75_hmma";
-  if (!granular(p.a, p.lda * 2) || !granular(p.b, p.ldb))
+  if (!granular(p.a, a4 ? p.lda : p.lda * 2) || !granular(p.b, p.ldb))
     return "sm90_wgmma reads A and B by TMA: their base addresses and row strides must be multiples of 16 bytes";
   if (ctas_of(p, Tokens::k128) > INT_MAX) return "the problem needs more than 2^31 - 1 CTAs of sm90_wgmma";
   if (sm90::encode_fn() == nullptr) return "sm90_wgmma needs cuTensorMapEncodeTiled (CUDA driver 12.0 or newer)";
@@ -227,11 +257,13 @@ bool takes_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, std::stri
 
 cudaError_t launch_decode(const Nvfp4Params& p, const DeviceInfo& dev, bool programmatic, cudaStream_t stream,
                           const char** kernel) {
-  const Kernel k = decode_kernel_of(p.a_type == FP8KIT_DTYPE_BF16);
+  const DecodeTokens t = decode_tokens_of(p);
+  const Kernel k = decode_kernel_of(t);
   *kernel = k.name;
   CUtensorMap tmap_t{}, tmap_w{};
-  if (!encode_tokens(&tmap_t, p, p.m, kDecodeTokens16) || !encode_weights(&tmap_w, p, p.n))
-    return cudaErrorInvalidValue;
+  const bool tokens = t == DecodeTokens::kNvfp4 ? encode_packed_tokens(&tmap_t, p, p.m, kDecodeTokens16)
+                                                : encode_tokens(&tmap_t, p, p.m, kDecodeTokens16);
+  if (!tokens || !encode_weights(&tmap_w, p, p.n)) return cudaErrorInvalidValue;
   int splits = 0;
   if (const cudaError_t e = decode_split(p, dev, &splits); e != cudaSuccess) return e;
   Nvfp4Params q = p;
@@ -282,7 +314,7 @@ const void* probe() { return cta_kernel<Problem::kDense, Tokens::k256, true>().f
 
 }  // namespace
 
-const FamilyEntry& wgmma_a16() {
+const FamilyEntry& wgmma() {
   static const FamilyEntry e{&takes_dense, &takes_grouped, &launch_dense, &launch_grouped, &probe};
   return e;
 }
