@@ -112,23 +112,46 @@ __device__ __forceinline__ void copy_tile(uint32_t dst, const uint8_t* base, int
 }
 
 // The 4 scale bytes of blocks 4 kt .. 4 kt + 3 of `row` (global row index of
-// the scale matrix), zero for a row past `rows_valid` and blocks past K.
-__device__ __forceinline__ uint32_t load_scale_word(const uint8_t* scales, int layout, int row, int rows_valid, int kt,
-                                                    int k_blocks) {
-  if (row >= rows_valid) return 0;
+// the scale matrix), zero for a row past `rows_valid` and blocks past K, in
+// two steps for a loop that loads words well before it uses them:
+// issue_scale_word starts the loads and nothing waits on them (the word, or
+// its bytes for linear scales, lands as loaded), scale_word assembles the
+// word. kSwizzled: the layout.
+template <bool kSwizzled>
+struct ScaleWordLoads {
+  uint32_t part[kSwizzled ? 1 : kTileBlocks];
+  int valid;  // blocks of the word inside K (0 past rows_valid)
+};
+template <bool kSwizzled>
+__device__ __forceinline__ ScaleWordLoads<kSwizzled> issue_scale_word(const uint8_t* scales, int row, int rows_valid,
+                                                                      int kt, int k_blocks) {
+  ScaleWordLoads<kSwizzled> l;
   const int kb0 = kt * kTileBlocks;
-  const int valid = k_blocks - kb0 < kTileBlocks ? k_blocks - kb0 : kTileBlocks;
-  if (is_swizzled(layout)) {
+  l.valid = row >= rows_valid ? 0 : k_blocks - kb0 < kTileBlocks ? k_blocks - kb0 : kTileBlocks;
+  if constexpr (kSwizzled) {
     const int64_t kb4 = round_up(k_blocks, kTileBlocks);
-    const uint32_t w = __ldg(reinterpret_cast<const uint32_t*>(scales + swizzled_offset(row, kb0, kb4)));
-    return valid >= kTileBlocks ? w : w & ((1u << (8 * valid)) - 1);
+    l.part[0] = l.valid > 0 ? __ldg(reinterpret_cast<const uint32_t*>(scales + swizzled_offset(row, kb0, kb4))) : 0u;
+  } else {
+    const uint8_t* p = scales + linear_offset(row, kb0, k_blocks);
+#pragma unroll
+    for (int b = 0; b < kTileBlocks; ++b) l.part[b] = b < l.valid ? __ldg(p + b) : 0u;
   }
-  const uint8_t* p = scales + linear_offset(row, kb0, k_blocks);
+  return l;
+}
+template <bool kSwizzled>
+__device__ __forceinline__ uint32_t scale_word(const ScaleWordLoads<kSwizzled>& l) {
+  constexpr uint32_t kAll = 0xffffffffu;
+  if constexpr (kSwizzled)
+    return l.part[0] & (l.valid >= kTileBlocks ? kAll : l.valid <= 0 ? 0u : (1u << (8 * l.valid)) - 1);
   uint32_t w = 0;
 #pragma unroll
-  for (int b = 0; b < kTileBlocks; ++b)
-    if (b < valid) w |= static_cast<uint32_t>(__ldg(p + b)) << (8 * b);
+  for (int b = 0; b < kTileBlocks; ++b) w |= l.part[b] << (8 * b);
   return w;
+}
+__device__ __forceinline__ uint32_t load_scale_word(const uint8_t* scales, int layout, int row, int rows_valid, int kt,
+                                                    int k_blocks) {
+  return is_swizzled(layout) ? scale_word(issue_scale_word<true>(scales, row, rows_valid, kt, k_blocks))
+                             : scale_word(issue_scale_word<false>(scales, row, rows_valid, kt, k_blocks));
 }
 
 // An E4M3 scale byte (sign ignored: the scales are unsigned) as an f32,

@@ -1,6 +1,6 @@
 // The Hopper NVFP4 decode kernel (sm_90a; nvfp4_sm90_decode_kernel.cuh):
 // its tile, its shared memory as a struct, the permutation of K it shares
-// with the token warp, and the host's choice of K split. Plain C++: the host
+// with the token warps, and the host's choice of K split. Plain C++: the host
 // side and its tests include it without the CUDA compiler.
 //
 // Orientation as the prefill kernel (nvfp4_sm90_config.hpp): kernel rows are
@@ -14,8 +14,8 @@
 // bijection). Thread (g, t) of a consumer warp then finds all its A slots of
 // the block in bytes 8t .. 8t + 7 of its two rows: word v (elements
 // 16t + 8v .. + 7, one scale block) placed as pairs (r, r + 4)
-// (nvfp4_placed.cuh, place_e2m1x8) is steps 2v and 2v + 1. The token warp
-// writes the tokens in the same order, so the dot product is the GEMM's.
+// (nvfp4_placed.cuh, place_e2m1x8) is steps 2v and 2v + 1. The token warps
+// write the tokens in the same order, so the dot product is the GEMM's.
 #pragma once
 
 #include <cstdint>
@@ -47,14 +47,22 @@ constexpr bool decode_takes_tokens(int64_t m, int splits) {
 constexpr int kDecodeAccRegs = kDecodeTokens16 / 2;  // m64 x n16 f32 over 128 threads
 constexpr int kDecodeTokenBytes = kDecodeTokens16 * kTokenRowBytes;  // 2 KB per stage
 // NVFP4 tokens (W4A4) land packed, 32 bytes of a token per stage, and the
-// token warp decodes them into sT as the 16-bit tokens.
+// token warps decode them into sT as the 16-bit tokens.
 constexpr int kDecodePackedTokenBytes = kDecodeTokens16 * kPackedRowBytes;
 constexpr int kDecodeCtasPerSm = 2;  // two CTAs' decode hides each other's waits
 constexpr int kDecodeStages = 8;     // 8.5 KB each: two CTAs in 140 KB, 72 KB of weights in flight per SM
 constexpr int kDecodeMaxSplit = 8;   // the portable cluster size
-// Threads of the producer warpgroup: thread 0 issues the TMA copies, warp
-// kTokenWarp permutes the tokens; the others idle.
+// Threads of the producer warpgroup: thread 0 issues the TMA copies, the two
+// warps from kTokenWarp permute the tokens (and decode NVFP4 ones: one warp
+// alone, about 220 instructions per block, gated the consumers); the rest
+// idle.
 constexpr int kTokenWarp = 1;
+constexpr int kTokenThreads = 64;
+// Blocks ahead that the token warps issue NVFP4 tokens' scale loads: an L2
+// round trip under a saturated HBM is about two blocks of a CTA's stream
+// (ncu on 16 x 28672 x 4096: the warp waited on a scale load every block
+// when it was used the block after), and a linear word is 4 registers.
+constexpr int kTokenScaleAhead = 4;
 
 struct DecodeStorage {
   // sT: (16 tokens, 64 K) 16-bit per stage in the permuted K order, 128B-swizzled
@@ -70,7 +78,7 @@ struct DecodeStorage {
   // sS: the stage's swizzled scale tile (swizzled B scales only).
   alignas(16) uint8_t scales[kDecodeStages][kScaleTileBytes];
   uint64_t full[kDecodeStages];   // TMA bytes landed (raw tokens, weights, scales)
-  uint64_t ready[kDecodeStages];  // the token warp has written sT
+  uint64_t ready[kDecodeStages];  // the token warps have written sT
   uint64_t empty[kDecodeStages];  // every consumer thread is done with the stage
 };
 constexpr int kDecodeSmemBytes = static_cast<int>(sizeof(DecodeStorage)) + kSwizzleAtomBytes;

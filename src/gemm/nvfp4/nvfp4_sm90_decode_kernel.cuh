@@ -6,9 +6,9 @@
 // (per 64-deep K block one TMA box of the 16 tokens into sR: 16 rows x 128
 // bytes, 128B-swizzled, or 16 x 32 packed bytes of NVFP4 tokens; one of 128
 // weight rows x 32 packed bytes into sW; the swizzled scale tile into sS;
-// all on the stage's `full` barrier), warp kTokenWarp the token warp (sR ->
-// sT in the permuted K order, NVFP4 tokens decoded exactly to bf16 on the
-// way, then `ready`).
+// all on the stage's `full` barrier), the two warps from kTokenWarp the
+// token warps (sR -> sT in the permuted K order, NVFP4 tokens decoded
+// exactly to bf16 on the way, then `ready`).
 // Warpgroups 1 and 2 are the consumers, 64 weight rows each: per K block a
 // thread reads bytes 8t .. 8t + 7 of its rows r = 16 w + g and r + 8 (one
 // LDS.64 each) and their block-t scales, decodes them exactly (value x scale
@@ -98,60 +98,81 @@ __device__ __forceinline__ void produce_decode(const CUtensorMap* tmap_t, const 
   }
 }
 
-// The token warp: each landed block of tokens into the permuted order. Lane
-// (token n = lane / 2, a = lane % 2) takes the 16-byte pieces of elements
-// 16 t + 8 a .. + 7 (t = 0..3) of its token; token_pairs_split makes piece t
-// word q = (x + q, x + q + 4), which belongs at logical K 16 (2 a + q / 2) +
-// 2 t + 8 (q % 2): 16-byte piece 4 a + q, word t. sT is 128B-swizzled (piece
-// c of row n at c ^ (n % 8)), and so is sR for 16-bit tokens. NVFP4 tokens:
-// piece t is word 2 t + a of the token's packed row (one scale block: block
-// t of the K block's four), decoded exactly as the weights are (value x
-// scale x 2^-kPlacedExponent, nvfp4_placed.cuh) and in natural order; the
-// scales come from global memory one block ahead (tokens past M: zeros).
+// One landed block of tokens (stage st) into the permuted order, by the
+// token warps' thread u: token n = u / 4, half a = (u / 2) % 2, pieces t =
+// 2 h, 2 h + 1 (h = u % 2) of the 16-byte pieces of elements 16 t + 8 a ..
+// + 7 of its token. token_pairs_split makes piece t word q = (x + q, x + q +
+// 4), which belongs at logical K 16 (2 a + q / 2) + 2 t + 8 (q % 2): 16-byte
+// piece 4 a + q, word t; the thread writes words 2 h, 2 h + 1 of its four
+// output pieces. sT is 128B-swizzled (piece c of row n at c ^ (n % 8)), and
+// so is sR for 16-bit tokens. NVFP4 tokens: piece t is word 2 t + a of the
+// token's packed row (scale block t of the K block's four), decoded exactly
+// as the weights are (value x scale x 2^-kPlacedExponent, nvfp4_placed.cuh;
+// sc: the token's scale word of the block) and in natural order.
 template <bool kA4>
-__device__ __forceinline__ void permute_tokens(const Nvfp4Params& p, KRange r, DecodeStorage& s, int lane) {
-  constexpr int kPieces = 4;  // per lane, in and out
+__device__ __forceinline__ void permute_token_block(DecodeStorage& s, int st, uint32_t sc, int u) {
+  constexpr int kPieces = 4;   // out per thread; in per token half
+  constexpr int kMine = 2;     // pieces in per thread
   constexpr int kPieceBytes = 16;
   constexpr int kSwizzleRows = kSwizzleAtomBytes / kTokenRowBytes;  // 8
-  const int n = lane / 2, a = lane % 2, sw = n % kSwizzleRows;
-  auto scales = [&](int i) -> uint32_t {  // blocks 4 kb .. 4 kb + 3 of token n
-    if (!kA4 || i >= r.count) return 0u;
-    return load_scale_word(p.a_scale, p.a_scale_layout, p.a_scale_row0 + n, p.a_scale_row0 + p.m, r.kb0 + i,
-                           p.k_blocks);
-  };
-  uint32_t next_scales = scales(0);
-  for (int i = 0; i < r.count; ++i) {
-    const int st = i % kDecodeStages;
-    const uint32_t sc = next_scales;
-    next_scales = scales(i + 1);
-    hptx::wait_barrier(&s.full[st], (i / kDecodeStages) & 1u);
-    uint32_t w[kPieces][4];
-    if constexpr (kA4) {
-      constexpr int kScalePairBits = 16;
-      const uint32_t* packed = reinterpret_cast<const uint32_t*>(s.raw[st] + n * kPackedRowBytes);
-      const uint32_t pairs[2] = {placed_scale_pair<true>(sc), placed_scale_pair<true>(sc >> kScalePairBits)};
+  const int n = u / 4, a = (u / 2) % 2, h = u % 2, sw = n % kSwizzleRows;
+  uint32_t w[kMine][4];
+  if constexpr (kA4) {
+    constexpr int kScalePairBits = 16;
+    const uint32_t* packed = reinterpret_cast<const uint32_t*>(s.raw[st] + n * kPackedRowBytes);
+    const uint32_t pair = placed_scale_pair<true>(h ? sc >> kScalePairBits : sc);  // blocks 2 h, 2 h + 1
 #pragma unroll
-      for (int t = 0; t < kPieces; ++t) {
-        uint32_t e[4];  // (element 2 b, 2 b + 1) of the piece
-        place_e2m1_byte_pairs<true>(packed[2 * t + a], e);
+    for (int j = 0; j < kMine; ++j) {
+      uint32_t e[4];  // (element 2 b, 2 b + 1) of piece 2 h + j
+      place_e2m1_byte_pairs<true>(packed[2 * (kMine * h + j) + a], e);
 #pragma unroll
-        for (int b = 0; b < 4; ++b) e[b] = scale_placed<true>(e[b], pairs[t / 2], t % 2);
-        token_pairs_split(make_uint4(e[0], e[1], e[2], e[3]), w[t]);
-      }
-    } else {
-      const uint8_t* in = s.raw[st] + n * kTokenRowBytes;
-#pragma unroll
-      for (int t = 0; t < kPieces; ++t)
-        token_pairs_split(*reinterpret_cast<const uint4*>(in + ((2 * t + a) ^ sw) * kPieceBytes), w[t]);
+      for (int b = 0; b < 4; ++b) e[b] = scale_placed<true>(e[b], pair, j);
+      token_pairs_split(make_uint4(e[0], e[1], e[2], e[3]), w[j]);
     }
-    uint8_t* out = s.tokens[st] + n * kTokenRowBytes;
+  } else {
+    const uint8_t* in = s.raw[st] + n * kTokenRowBytes;
 #pragma unroll
-    for (int q = 0; q < kPieces; ++q)
-      *reinterpret_cast<uint4*>(out + ((kPieces * a + q) ^ sw) * kPieceBytes) =
-          make_uint4(w[0][q], w[1][q], w[2][q], w[3][q]);
-    // The wgmma reads sT through the async proxy.
-    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-    hptx::arrive_no_state(&s.ready[st]);
+    for (int j = 0; j < kMine; ++j)
+      token_pairs_split(*reinterpret_cast<const uint4*>(in + ((2 * (kMine * h + j) + a) ^ sw) * kPieceBytes), w[j]);
+  }
+  uint8_t* out = s.tokens[st] + n * kTokenRowBytes + h * (kPieceBytes / 2);
+#pragma unroll
+  for (int q = 0; q < kPieces; ++q)
+    *reinterpret_cast<uint2*>(out + ((kPieces * a + q) ^ sw) * kPieceBytes) = make_uint2(w[0][q], w[1][q]);
+}
+
+// The token warps (thread u of kTokenThreads): every block of the range, then
+// the stage's `ready`. They gate every consumer, so no load's latency may sit in its loop: NVFP4
+// tokens' scales (either layout, kSwizzled; tokens past M: zeros) are issued
+// kTokenScaleAhead blocks ahead into a ring of registers and assembled when
+// their block's turn comes. The loop runs whole rounds, unrolled, so every
+// ring slot is a register.
+template <bool kA4, bool kSwizzled>
+__device__ __forceinline__ void permute_tokens(const Nvfp4Params& p, KRange r, DecodeStorage& s, int u) {
+  static_assert(kDecodeStages % kTokenScaleAhead == 0, "a stage's ring slot is the same in every round");
+  const int n = u / 4;
+  auto issue = [&](int i) {  // blocks 4 kb .. 4 kb + 3 of token n
+    if (!kA4 || i >= r.count) return ScaleWordLoads<kSwizzled>{};
+    return issue_scale_word<kSwizzled>(p.a_scale, p.a_scale_row0 + n, p.a_scale_row0 + p.m, r.kb0 + i, p.k_blocks);
+  };
+  ScaleWordLoads<kSwizzled> ring[kTokenScaleAhead];  // slot i % kTokenScaleAhead: block i's loads
+#pragma unroll
+  for (int j = 0; j < kTokenScaleAhead; ++j) ring[j] = issue(j);
+  uint32_t phase = 0;
+  for (int round = 0; round < r.count; round += kDecodeStages, phase ^= 1u) {
+#pragma unroll
+    for (int st = 0; st < kDecodeStages; ++st) {
+      const int i = round + st;
+      if (i >= r.count) break;
+      ScaleWordLoads<kSwizzled>& slot = ring[st % kTokenScaleAhead];
+      const uint32_t sc = kA4 ? scale_word(slot) : 0u;
+      slot = issue(i + kTokenScaleAhead);
+      hptx::wait_barrier(&s.full[st], phase);
+      permute_token_block<kA4>(s, st, sc, u);
+      // The wgmma reads sT through the async proxy.
+      cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+      hptx::arrive_no_state(&s.ready[st]);
+    }
   }
 }
 
@@ -308,7 +329,7 @@ __global__ void __launch_bounds__(kThreads, kDecodeCtasPerSm)
   if (threadIdx.x == 0) {
     for (int i = 0; i < kDecodeStages; ++i) {
       cuda::ptx::mbarrier_init(&s.full[i], 1);
-      cuda::ptx::mbarrier_init(&s.ready[i], 32);
+      cuda::ptx::mbarrier_init(&s.ready[i], kTokenThreads);
       cuda::ptx::mbarrier_init(&s.empty[i], kConsumers * kWarpgroupThreads);  // every consumer thread, after its reads
     }
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
@@ -321,7 +342,11 @@ __global__ void __launch_bounds__(kThreads, kDecodeCtasPerSm)
   const int thread = threadIdx.x % kWarpgroupThreads;
   if (warpgroup == 0) {
     if (threadIdx.x == 0) produce_decode<kA4>(&tmap_t, &tmap_w, p, o, r, s);
-    if (threadIdx.x / 32 == kTokenWarp) permute_tokens<kA4>(p, r, s, threadIdx.x % 32);
+    const int u = static_cast<int>(threadIdx.x) - kTokenWarp * 32;
+    if (u >= 0 && u < kTokenThreads) {
+      if (kA4 && !is_swizzled(p.a_scale_layout)) permute_tokens<kA4, false>(p, r, s, u);
+      else permute_tokens<kA4, true>(p, r, s, u);
+    }
     hptx::griddep_launch_dependents();
     if (splits > 1) {
       cluster_sync();
