@@ -267,7 +267,9 @@ TEST(Nvfp4Plan, Sm90DecodeTakesFewTokensOnLightlySplitGrids) {
   using nvfp4::sm90w::choose_decode_split;
   using nvfp4::sm90w::decode_takes_tokens;
   const int h200[nvfp4::sm90w::kDecodeMaxSplit + 1] = {0, 264, 264, 237, 248, 235, 234, 224, 240};
-  auto takes = [&](int64_t m, int64_t n, int64_t k) { return decode_takes_tokens(m, choose_decode_split(n, k, h200)); };
+  auto takes = [&](int64_t m, int64_t n, int64_t k, bool a4 = false) {
+    return decode_takes_tokens(m, a4, choose_decode_split(n, k, h200));
+  };
   EXPECT_TRUE(takes(1, 28672, 4096));   // unsplit
   EXPECT_TRUE(takes(8, 14336, 2048));   // split in two
   EXPECT_FALSE(takes(4, 7168, 2048));   // split in four
@@ -275,6 +277,13 @@ TEST(Nvfp4Plan, Sm90DecodeTakesFewTokensOnLightlySplitGrids) {
   EXPECT_FALSE(takes(8, 4096, 14336));  // split in seven
   EXPECT_TRUE(takes(9, 4096, 4096));    // from 9 tokens every grid
   EXPECT_TRUE(takes(16, 4096, 14336));
+  // NVFP4 tokens: below 9 the same rule; from 9 splits up to five.
+  EXPECT_TRUE(takes(1, 28672, 4096, true));
+  EXPECT_FALSE(takes(4, 7168, 2048, true));
+  EXPECT_TRUE(takes(16, 28672, 4096, true));   // unsplit
+  EXPECT_TRUE(takes(16, 7168, 2048, true));    // split in four
+  EXPECT_FALSE(takes(16, 4096, 4096, true));   // split in six
+  EXPECT_FALSE(takes(16, 2048, 7168, true));   // split in eight
 }
 
 TEST(Nvfp4Plan, DecodeTilesHoldAWeightRingAndTheirPartialSums) {

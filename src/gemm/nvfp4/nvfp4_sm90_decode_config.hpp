@@ -39,10 +39,20 @@ constexpr int kDecodeTokens16 = 16;  // the wgmma N: M <= 16
 // 1 x 4096 x 4096 9.8 against 7.6).
 constexpr int kDecodeMinTokens = 9;
 constexpr int kDecodeFewTokensMaxSplit = 2;
-// Whether this kernel takes m <= kDecodeTokens16 tokens whose K split (the
-// plan's, choose_decode_split) is `splits` CTAs per weight tile.
-constexpr bool decode_takes_tokens(int64_t m, int splits) {
-  return m >= kDecodeMinTokens || splits <= kDecodeFewTokensMaxSplit;
+// NVFP4 tokens (W4A4) add the token warps' decode to each CTA's fixed cost
+// (the raw tokens' fill, the scale ring's lead), which a CTA's few K blocks
+// do not repay once the split is high; HMMA's decode tile then wins at every
+// split. On an H100, 16 tokens, graph-timed, every split forced
+// (docs/perf/log/2026-12-06-nvfp4-w4a4-decode.md): split 1 .. 5 at 0.75 ..
+// 0.87 of HMMA's time (16 x 5120 x 5120 split in five 0.80), split 6 .. 8 at
+// 1.04 .. 1.09 at best (16 x 4096 x 4096, 16 x 4096 x 14336, 16 x 2048 x 7168).
+constexpr int kDecodeA4MaxSplit = 5;
+// Whether this kernel takes m <= kDecodeTokens16 tokens (NVFP4 ones where
+// `a4`) whose K split (the plan's, choose_decode_split) is `splits` CTAs per
+// weight tile.
+constexpr bool decode_takes_tokens(int64_t m, bool a4, int splits) {
+  if (m < kDecodeMinTokens) return splits <= kDecodeFewTokensMaxSplit;
+  return !a4 || splits <= kDecodeA4MaxSplit;
 }
 constexpr int kDecodeAccRegs = kDecodeTokens16 / 2;  // m64 x n16 f32 over 128 threads
 constexpr int kDecodeTokenBytes = kDecodeTokens16 * kTokenRowBytes;  // 2 KB per stage

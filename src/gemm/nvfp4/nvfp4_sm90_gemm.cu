@@ -2,7 +2,8 @@
 // bf16 / f16 wgmma, the tokens by TMA. Three kernels: prefill (W4A16, at
 // least sm90w::kMinTokens rows, nvfp4_sm90_kernel.cuh), decode (W4A16 and
 // W4A4, at most kDecodeTokens16 rows, nvfp4_sm90_decode_kernel.cuh, K split
-// over a cluster; below kDecodeMinTokens rows only lightly split grids) and
+// over a cluster; below kDecodeMinTokens rows, and NVFP4 rows, only the
+// grids it splits little) and
 // grouped (W4A16, the prefill CTA per expert tile, at least
 // kMinGroupedTokens rows per expert, nvfp4_sm90_grouped_kernel.cuh).
 // Host side: which problems it takes, the tensor maps, the split and the
@@ -187,16 +188,20 @@ std::string refusal(const Nvfp4Params& p, const DeviceInfo& dev) {
   if (a4 && p.m > kDecodeTokens16)
     return "sm90_wgmma takes NVFP4 activations (W4A4) of at most " + std::to_string(kDecodeTokens16) +
            " tokens; more run sm75_hmma";
-  if (p.m < kDecodeMinTokens) {
+  if (p.m < kDecodeMinTokens || (a4 && p.m <= kDecodeTokens16)) {
     int splits = 0;
     if (decode_split(p, dev, &splits) != cudaSuccess) {
       cudaGetLastError();  // not sticky; leave no error behind
       return "sm90_wgmma could not size its decode kernel's K split on this device";
     }
-    if (!decode_takes_tokens(p.m, splits))
-      return "sm90_wgmma takes fewer than " + std::to_string(kDecodeMinTokens) + " tokens only where its K split is " +
-             std::to_string(kDecodeFewTokensMaxSplit) + " CTAs per weight tile or fewer (here " +
-             std::to_string(splits) + "); the 8-token decode tile of sm75_hmma runs it";
+    if (!decode_takes_tokens(p.m, a4, splits)) {
+      const bool few = p.m < kDecodeMinTokens;
+      return std::string("sm90_wgmma takes ") +
+             (few ? "fewer than " + std::to_string(kDecodeMinTokens) + " tokens" : std::string("NVFP4 tokens")) +
+             " only where its K split is " +
+             std::to_string(few ? kDecodeFewTokensMaxSplit : kDecodeA4MaxSplit) +
+             " CTAs per weight tile or fewer (here " + std::to_string(splits) + "); the decode tiles of sm75_hmma run it";
+    }
   }
   if (p.m > kDecodeTokens16 && p.m < kMinTokens)
     return "sm90_wgmma takes at most " + std::to_string(kDecodeTokens16) + " or at least " +
