@@ -54,8 +54,9 @@ def choose_path(major, minor, a_mode=_lib.SCALE_TENSOR, b_mode=_lib.SCALE_TENSOR
 # family's images, with the loader model of docs/loader.md (src/arch/loader.hpp) and
 # the W4A4 registry order of src/gemm/nvfp4/nvfp4_dispatch.cpp: sm120_mma (the
 # block-scaled FP4 mma, 12.x) first, then sm75_hmma (decode to f16, HMMA, 7.5 and up).
-# On Hopper sm90_wgmma's decode kernel runs W4A4 of at most 16 tokens before it; the
-# answer here is the path every W4A4 shape has there.
+# On Hopper sm90_wgmma's decode kernel also takes W4A4 of at most 16 tokens where it
+# splits K little (shape-dependent); the answer here is the path that takes every other
+# W4A4 shape.
 NVFP4_W4A4_PATHS = (
     # (path, the build_targets() entry of its images, valid range [lo, hi), tensor cores)
     ("sm120_mma", "nvfp4 omma", (120, 130), "native"),
