@@ -145,7 +145,7 @@ int sanitize() {
       {sm90::Shape::k256x128, false, 300, 520, 1040},   {sm90::Shape::k256x128Block, true, 300, 520, 1040},
       {sm90::Shape::k128x192, false, 200, 500, 1040},   {sm90::Shape::k128x192Block, true, 200, 500, 1040},
       {sm90::Shape::k128x256, false, 200, 600, 1040},  // FAST only
-      {sm90::Shape::k128x160, false, 200, 500, 1040}};
+      {sm90::Shape::k128x160, false, 200, 500, 1040},   {sm90::Shape::k128x160Block, true, 200, 500, 1040}};
   int rot = 0;
   for (const TileCase& t : tiles)
     for (int splits : {1, 2}) {
@@ -276,8 +276,8 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, bool 
     plans.clear();
     std::vector<sm90::Shape> tiles{block ? sm90::Shape::k128x128Block : sm90::Shape::k128x128,
                                   block ? sm90::Shape::k256x128Block : sm90::Shape::k256x128,
-                                  block ? sm90::Shape::k128x192Block : sm90::Shape::k128x192};
-    if (!block) tiles.push_back(sm90::Shape::k128x160);
+                                  block ? sm90::Shape::k128x192Block : sm90::Shape::k128x192,
+                                  block ? sm90::Shape::k128x160Block : sm90::Shape::k128x160};
     if (fast) tiles.push_back(sm90::Shape::k128x256);
     if (chosen.swap) tiles = {chosen.shape};
     // Split-K where the unsplit grid leaves SMs idle (the plan splits no full grid).

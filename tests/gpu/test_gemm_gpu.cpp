@@ -154,13 +154,16 @@ INSTANTIATE_TEST_SUITE_P(Sm90, GemmSm90WideN,
 // single block (tile_config.hpp, kCoarseChunkBlocks). A's scales go by TMA
 // where M * 4 bytes is a multiple of 16 (132, 1000, 260), by the slot warp
 // otherwise (130, 258); 1000 x 4104 runs the 256 x 128 tile, 1000 x 2104 the
-// 128 x 192 one (GemmWideModes, GemmSm90WideN above).
+// 128 x 160 one (five column groups per chunk row), 500 x 6100 the 128 x 192
+// one (GemmWideModes, GemmSm90WideN above).
 
 struct ChunkShape {
   int64_t m, n, k;
 };
 const ChunkShape kChunkShapes[] = {
-    {132, 136, 16512}, {130, 136, 16512}, {1000, 4104, 8320}, {1000, 2104, 8320}, {260, 1000, 16512}, {258, 1000, 16512}};
+    {132, 136, 16512}, {130, 136, 16512}, {1000, 4104, 8320}, {1000, 2104, 8320},
+    {260, 1000, 16512}, {258, 1000, 16512}, {500, 6100, 8320}};
+constexpr int kChunkShapeCount = sizeof(kChunkShapes) / sizeof(kChunkShapes[0]);
 
 using ChunkParam = std::tuple<int /*shape*/, int /*out*/>;
 class GemmSm90BlockChunks : public ::testing::TestWithParam<ChunkParam> {};
@@ -187,8 +190,8 @@ std::string chunk_name(const ::testing::TestParamInfo<ChunkParam>& info) {
          fp8kit_dtype_name(kOuts[oi]);
 }
 
-INSTANTIATE_TEST_SUITE_P(Sm90, GemmSm90BlockChunks, ::testing::Combine(::testing::Range(0, 6), ::testing::Range(0, 3)),
-                         chunk_name);
+INSTANTIATE_TEST_SUITE_P(Sm90, GemmSm90BlockChunks,
+                         ::testing::Combine(::testing::Range(0, kChunkShapeCount), ::testing::Range(0, 3)), chunk_name);
 
 // ---- Ragged and edge shapes, three representative configurations -----------
 

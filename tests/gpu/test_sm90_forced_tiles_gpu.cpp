@@ -1,8 +1,9 @@
 // Forced plans of the native Hopper path's tiles that the suite's own shapes
-// reach in few modes (tile_config.hpp): the FAST-only 128 x 256 tile, and the
+// reach in few modes (tile_config.hpp): the FAST-only 128 x 256 tile, the
 // 128 x 160 tile (D's store boxes 64 bytes wide, SWIZZLE_64B) promoted and
-// FAST. Ragged M, N and K, unsplit and with split-K through a workspace,
-// every vector scale pair x output x bias x operand types, against the
+// FAST, and its block-scale twin (five 32-column scale groups). Ragged M, N
+// and K, unsplit and with split-K through a workspace, every vector scale
+// pair (block scales for the twin) x output x bias x operand types, against the
 // float64 reference under the mode's bound; and the FAST-only tile's launch
 // refused before anything runs when the caller asks for promotion. Forced
 // plans go through the path's dev header (sm90_forced.hpp).
@@ -40,6 +41,7 @@ const ForcedTile kTiles[] = {
     {Shape::k128x256, true, "128x256_fast"},
     {Shape::k128x160, false, "128x160_promoted"},
     {Shape::k128x160, true, "128x160_fast"},
+    {Shape::k128x160Block, false, "128x160_block"},
 };
 constexpr int kTileCount = sizeof(kTiles) / sizeof(kTiles[0]);
 
@@ -53,7 +55,7 @@ TEST_P(Sm90ForcedTile, MatchesReference) {
   if (!dev) GTEST_SKIP() << why;
   const ForcedTile& t = kTiles[ti];
   const TileShape& s = kShapes[si];
-  fp8kit::ref::GemmCase c = forced::rotated_case(s.m, s.n, s.k, false, rot + si);
+  fp8kit::ref::GemmCase c = forced::rotated_case(s.m, s.n, s.k, sm90::row(t.shape).block_scales, rot + si);
   if (t.fast) c.accumulation = FP8KIT_ACCUMULATION_FAST;
   const fp8kit::ref::DeviceBuffer ws(kWorkspaceBytes);
   fp8kit::LaunchEnv env;

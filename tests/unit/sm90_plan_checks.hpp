@@ -29,9 +29,7 @@ inline void expect_consistent(const Plan& p, int m, int n, int k, bool block, in
   EXPECT_EQ(p.block_n, shape.block_n);
   EXPECT_EQ(p.swap, shape.swap);
   EXPECT_EQ(p.swap, m <= sm90::kSwapMaxM);
-  const bool block_tile = p.shape == Shape::k128x128Block || p.shape == Shape::k256x128Block ||
-                          p.shape == Shape::k128x64SwapBlock || p.shape == Shape::k128x192Block;
-  EXPECT_EQ(block_tile, block);
+  EXPECT_EQ(sm90::row(p.shape).block_scales, block);
   // Tiles cover the kernel rows and columns exactly (no empty tile row or column).
   const int rows_x = p.swap ? n : m, rows_y = p.swap ? m : n;
   EXPECT_GE(int64_t{p.tiles_x} * p.block_m, rows_x);

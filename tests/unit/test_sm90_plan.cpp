@@ -156,16 +156,16 @@ TEST(Sm90Plan, FittedChoicesOnTheH200) {
       // The GPU tests' wide-N shapes (GemmSm90WideN): one wave of 8 x 11
       // tiles of 128 x 192 or 8 x 14 of 128 x 160 (128 x 128: 8 x 17, two);
       // at 3 K blocks the 128 x 160 tile's overhead loses, at 4 it wins
-      // (promoted 1.34 / 6.0 against 1.6 / 5.0); block scales have no
-      // 128 x 160 tile.
+      // (promoted 1.34 / 6.0 against 1.6 / 5.0); block scales count waves
+      // only, one of 128 x 160 (1.3) under one of 128 x 192 (1.55).
       {1000, 2104, 272, false, Shape::k128x192, 1},
-      {1000, 2104, 272, true, Shape::k128x192Block, 1},
+      {1000, 2104, 272, true, Shape::k128x160Block, 1},
       {1000, 2100, 400, false, Shape::k128x160, 1},
-      {1000, 2100, 400, true, Shape::k128x192Block, 1},
+      {1000, 2100, 400, true, Shape::k128x160Block, 1},
       {500, 6100, 144, false, Shape::k128x192, 1},        // 4 x 32 tiles of 128 x 192: one wave
-      {500, 6100, 144, true, Shape::k128x192Block, 1},
+      {500, 6100, 144, true, Shape::k128x192Block, 1},    // 4 x 39 of 128 x 160: two
       {1100, 1976, 272, false, Shape::k128x192, 1},
-      {1100, 1976, 272, true, Shape::k128x192Block, 1},
+      {1100, 1976, 272, true, Shape::k128x160Block, 1},
       // Decode (docs/perf/log/2026-12-01-splitk-without-memset.md): long streams split into one wave of
       // splits of >= 8 K blocks; short ones (K <= 4096) do not.
       {1, 4096, 4096, false, Shape::k128x64Swap, 1},        // graph: 9.4 us unsplit vs 11.2 with 4 splits
@@ -204,7 +204,7 @@ void expect_fits(int stages) {
 // kStages).
 TEST(Sm90Plan, SharedMemoryBudgetPerTile) {
   // Every shape of the table is here: a new one states its stages.
-  static_assert(sm90::kShapeCount == 11, "a stage count per shape below");
+  static_assert(sm90::kShapeCount == 12, "a stage count per shape below");
   expect_fits<Shape::k128x128>(6);
   expect_fits<Shape::k128x128Block>(5);
   expect_fits<Shape::k256x128>(4);
@@ -216,6 +216,7 @@ TEST(Sm90Plan, SharedMemoryBudgetPerTile) {
   expect_fits<Shape::k128x256>(4);  // its D sub-tile staged in halves (kMaxStagedCols)
   EXPECT_EQ(Dense<Shape::k128x256>::kStagingBytes, sm90::kWgmmaM * 128 * 2);
   expect_fits<Shape::k128x160>(5);
+  expect_fits<Shape::k128x160Block>(5);
 }
 
 // D's store boxes: every tile's sub-tile is whole chunks of a TMA swizzle
@@ -254,7 +255,7 @@ TEST(Sm90Plan, TheTileTableIsConsistent) {
   }
   EXPECT_EQ(sm90::kernels_of(sm90::Kind::kDense), 4 * dense);
   EXPECT_EQ(sm90::kGroupedKernelCount, 4 * grouped);
-  EXPECT_EQ(dense, 10);
+  EXPECT_EQ(dense, 11);
   EXPECT_EQ(grouped, 5);
 }
 
@@ -283,6 +284,25 @@ TEST(Sm90Plan, WideNScaleGroupsNeverStraddleABlock) {
   EXPECT_EQ(Cfg::kColFactorsPerThread, 2);
   EXPECT_FALSE(Cfg::kDoubleAcc);
   EXPECT_FALSE(Dense<Shape::k128x192>::kDoubleAcc);
+}
+
+// Block scales of the 128 x 160 tile: five 32-column groups (a tile starts
+// at a multiple of 32 columns), each inside one 128-block of B's scales;
+// B's scales in chunks, five per K block.
+TEST(Sm90Plan, Block160ScaleGroupsNeverStraddleABlock) {
+  using Cfg = Dense<Shape::k128x160Block>;
+  static_assert(Cfg::kScaleGroupCols == 32 && Cfg::kScaleGroups == 5, "five groups of 32 columns");
+  for (int ty = 0; ty < 64; ++ty)
+    for (int g = 0; g < Cfg::kScaleGroups; ++g) {
+      const int first = ty * Cfg::kBlockN + g * Cfg::kScaleGroupCols;
+      EXPECT_EQ(first / fp8kit::kScaleBlock, (first + Cfg::kScaleGroupCols - 1) / fp8kit::kScaleBlock) << ty << " " << g;
+    }
+  EXPECT_TRUE(Cfg::kCoarseChunks);
+  EXPECT_EQ(Cfg::kColScales, 0);
+  EXPECT_EQ(Cfg::kScaleSlotFloats, Cfg::kBlockM);
+  EXPECT_EQ(Cfg::kCoarseChunkFloats, sm90::kCoarseChunkBlocks * 5);
+  EXPECT_EQ(Cfg::kColFactorsPerThread, 2);
+  EXPECT_FALSE(Cfg::kDoubleAcc);
 }
 
 // The 128 x 192 tiles win only where their waves beat the others' by the

@@ -93,9 +93,14 @@ constexpr TileCosts kFastCosts{{1.0, 4.0}, {1.98, 5.5}, {1.43, 5.0}, {1.77, 7.5}
 // (v8's rule, restored with one accumulator in fc956c6); the 128 x 192 one
 // predicted 1.55, measured 1.42-1.52, kept until the block rows a lower
 // value would switch (2048 / 8192 x 2112 x 7168) are measured
-// (docs/perf/log/2026-12-01-wide-n-tile.md).
+// (docs/perf/log/2026-12-01-wide-n-tile.md). The 128 x 160 one, predicted
+// before any device run: 1.25x the 128 x 128 tile's FLOPs per wave with one
+// accumulator, on the line from 128 x 128 (1.0) to 128 x 192 (1.5x the
+// FLOPs, 1.55): 1.28, rounded up for its five column groups' scale factors
+// per K block (three at 128 x 192).
 constexpr double k256x128WaveCostBlockScales = 1.8;
 constexpr double k128x192WaveCostBlockScales = 1.55;
+constexpr double k128x160WaveCostBlockScales = 1.3;
 
 struct Plan {
   Shape shape;
@@ -249,22 +254,27 @@ inline const TileCost& tile_cost(const TileCosts& costs, const Plan& pl) {
   return costs.t128x128;
 }
 
+// A block-scale tile's cost per wave, in 128 x 128 waves (the constants above).
+inline double block_scale_wave_cost(const Plan& pl) {
+  if (pl.block_m > row(Shape::k128x128).block_m) return k256x128WaveCostBlockScales;
+  if (pl.block_n == row(Shape::k128x192).block_n) return k128x192WaveCostBlockScales;
+  if (pl.block_n == row(Shape::k128x160).block_n) return k128x160WaveCostBlockScales;
+  return 1.0;
+}
+
 // Makespan of an unsplit plan of a normal tile by the model above, in
 // 128 x 128 K blocks (block scales: in 128 x 128 waves).
 inline double normal_tile_cost(const Plan& one, Summing how, int sm_count) {
   if (row(one.shape).fast_only && how != Summing::kFast) return kNever;
   if (row(one.shape).block_scales != (how == Summing::kBlockScales)) return kNever;  // no twin of the other kind
   const double waves = static_cast<double>(waves_of(int64_t{one.tiles_x} * one.tiles_y, sm_count));
-  const bool wide_m = one.block_m > row(Shape::k128x128).block_m;
-  const bool wide_n = one.block_n > row(Shape::k128x128).block_n;
-  if (how == Summing::kBlockScales)
-    return waves * (wide_m ? k256x128WaveCostBlockScales : wide_n ? k128x192WaveCostBlockScales : 1.0);
+  if (how == Summing::kBlockScales) return waves * block_scale_wave_cost(one);
   const TileCost& c = tile_cost(how == Summing::kFast ? kFastCosts : kPromotedCosts, one);
   return waves * (one.k_blocks * c.block + c.overhead);
 }
 
-// On a full grid: the shortest of the 128 x 128, 256 x 128 and 128 x 192
-// tiles (the vector modes' 128 x 160, FAST's 128 x 256) by the model, so the
+// On a full grid: the shortest of the 128 x 128, 256 x 128, 128 x 192 and
+// 128 x 160 tiles (FAST's 128 x 256 too) by the model, so the
 // 128 x 192 one where N's 128-wide tiles leave a ragged last wave that
 // 192-wide ones fill better (512 x 6144: 192 tiles of 128 x 128, two waves,
 // against 128 of 128 x 192, one). Never split.
@@ -275,7 +285,7 @@ inline Plan full_grid_plan(int m, int n, int k, Summing how, int sm_count) {
       plan_for(block ? Shape::k256x128Block : Shape::k256x128, 1, m, n, k, sm_count, 0),
       plan_for(block ? Shape::k128x192Block : Shape::k128x192, 1, m, n, k, sm_count, 0),
       plan_for(Shape::k128x256, 1, m, n, k, sm_count, 0),  // FAST only (kNever otherwise)
-      plan_for(Shape::k128x160, 1, m, n, k, sm_count, 0),  // vector scales only
+      plan_for(block ? Shape::k128x160Block : Shape::k128x160, 1, m, n, k, sm_count, 0),
   };
   const Plan* best = &candidates[0];
   for (const Plan& c : candidates)

@@ -87,6 +87,7 @@ enum class Shape {
   k128x16Swap,
   k128x256,
   k128x160,
+  k128x160Block,
   kCount,
 };
 constexpr int kShapeCount = static_cast<int>(Shape::kCount);
@@ -130,7 +131,8 @@ struct ShapeRow {
 // shared memory where the 256 x 128 tile's two m64n128 read 24 KB.
 // The 128 x 160 tiles (one accumulator, as 128 x 192) fill the waves where
 // 128-, 192- and 256-wide tiles leave a ragged last one (N = 2112: 14 tiles
-// across, where 128-wide make 17; DeepGEMM's BLOCK_N 160).
+// across, where 128-wide make 17; DeepGEMM's BLOCK_N 160), in the vector
+// modes and with block scales.
 //                 shape                  name                 BM   BN   swap   block  dense  grouped clusters csplit fast
 constexpr ShapeRow kShapes[] = {
     {Shape::k128x128,         "128x128",           128, 128, false, false, true,  true,  false, false, false},
@@ -144,6 +146,7 @@ constexpr ShapeRow kShapes[] = {
     {Shape::k128x16Swap,      "128x16,swap",       128, 16,  true,  false, false, true,  false, false, false},
     {Shape::k128x256,         "128x256",           128, 256, false, false, true,  false, false, false, true},
     {Shape::k128x160,         "128x160",           128, 160, false, false, true,  false, false, false, false},
+    {Shape::k128x160Block,    "128x160,block",     128, 160, false, true,  true,  false, false, false, false},
 };
 
 constexpr bool shapes_are_indexed() {
@@ -241,8 +244,9 @@ struct TileConfig {
   // swapped: 1 B scale + BN A scales. Rounded to 16 bytes. A column group
   // is gcd(BN, 128) columns, which never straddle a 128-block of B since
   // y0 = ty * BN is a multiple of it: one group at BN = 128; three of 64 at
-  // 128 x 192, whose tiles straddle two blocks, so a consumer multiplies each
-  // column by its group's scale with no predicate.
+  // 128 x 192 and five of 32 at 128 x 160, whose tiles straddle two blocks,
+  // so a consumer multiplies each column by its group's scale with no
+  // predicate.
   static constexpr int kScaleGroupCols = kRowBlockScalesOnX ? std::gcd(kBlockN, kScaleBlock) : kBlockN;
   static constexpr int kScaleGroups = kBlockN / kScaleGroupCols;
   // The dense normal block tiles split the two sides (as DeepGEMM does):
