@@ -99,7 +99,7 @@ class Soak:
 
     def shape(self):
         r = self.rng
-        m = r.choice([1, 2, 3, 7, 16, 17, 31, 33, 64, 127, 129, 257, 513])
+        m = r.choice([1, 2, 3, 7, 9, 12, 16, 17, 31, 33, 64, 127, 129, 257, 513])
         n = 8 * r.randint(1, 160)           # 16-byte output rows (bf16)
         k = 32 * r.randint(1, 48)           # the GEMM's K granule
         return m, n, k
@@ -146,9 +146,10 @@ class Soak:
         r = self.rng
         e = r.randint(1, 12)
         n, k = 8 * r.randint(1, 64), 32 * r.randint(1, 16)
-        # Decode-sized experts, or prefill-sized ones (from 64 rows per expert
-        # the Hopper wgmma grouped kernel takes them), ragged and some empty.
-        sizes = [0, 64, 65, 100, 129, 200, 257] if r.random() < 0.3 else [0, 0, 1, 3, 8, 16, 33]
+        # Decode-sized experts, or prefill-sized ones (from 20 rows per expert
+        # Hopper's host sends a grouped problem to the wgmma grouped kernel),
+        # ragged and some empty.
+        sizes = [0, 20, 21, 40, 64, 65, 129, 257] if r.random() < 0.3 else [0, 0, 1, 3, 8, 16, 33]
         counts = [r.choice(sizes) for _ in range(e)]
         b, bs = [], []
         for _ in range(e):

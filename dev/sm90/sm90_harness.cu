@@ -124,9 +124,7 @@ ref::GemmCase make_case(int64_t m, int64_t n, int64_t k, int rot, fp8kit_scale_m
   c.bias_type = kOuts[(rot / 3) % 3];
   c.lda_pad = rot % 2 ? 16 : 0;
   c.ldd_pad = rot % 3 == 1 ? 8 : 0;
-  // D's rows must stay 16-byte aligned.
-  const int64_t out_bytes = ref::dtype_bytes(c.d_type);
-  while ((c.n + c.ldd_pad) * out_bytes % 16) ++c.ldd_pad;
+  c.align_d_rows();
   return c;
 }
 
@@ -247,7 +245,10 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, bool 
   const int64_t m = s.m, n = s.n, k = s.k, kb = ceil_div(k, kScaleBlock);
   const size_t ab = static_cast<size_t>((m + n) * k);
   const int sets = static_cast<int>(std::clamp<size_t>(kRotateBytes / ab + 1, 1, kMaxSets));
-  ref::DeviceBuffer A(static_cast<size_t>(m * k) * sets), B(static_cast<size_t>(n * k) * sets), D(m * n * 2);
+  // D bf16, its rows padded to 16 bytes (a ragged N such as 4097).
+  constexpr int64_t kBf16 = 2;
+  const int64_t ldd = ceil_div(n * kBf16, kBaseAlign) * kBaseAlign / kBf16;
+  ref::DeviceBuffer A(static_cast<size_t>(m * k) * sets), B(static_cast<size_t>(n * k) * sets), D(m * ldd * kBf16);
   const size_t na = std::max(kb * m, m), nb = std::max(kb * ceil_div(n, kScaleBlock), n);
   ref::DeviceBuffer SA(na * sizeof(float)), SB(nb * sizeof(float));
   fill_fp8<<<1024, 256>>>(static_cast<uint8_t*>(A.get()), static_cast<size_t>(m * k) * sets, 1);
@@ -256,7 +257,7 @@ void time_shape(const fp8bench::Shape& s, fp8bench::Mode mode, bool sweep, bool 
   fill_f32<<<256, 256>>>(static_cast<float*>(SB.get()), nb, 1.25f);
   HARNESS_CUDA(cudaGetLastError());
   fp8kit_gemm_desc d = FP8KIT_GEMM_DESC_INIT;
-  d.m = m, d.n = n, d.k = k, d.op.lda = k, d.op.ldb = k, d.op.ldd = n;
+  d.m = m, d.n = n, d.k = k, d.op.lda = k, d.op.ldb = k, d.op.ldd = ldd;
   d.op.a_type = d.op.b_type = E4, d.op.d_type = BF;
   d.op.a_scale_mode = fp8bench::a_scale_mode(mode), d.op.b_scale_mode = fp8bench::b_scale_mode(mode);
   d.op.a_scale = static_cast<const float*>(SA.get()), d.op.b_scale = static_cast<const float*>(SB.get());

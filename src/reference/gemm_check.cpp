@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/arg_checks.hpp"
 #include "reference/fp8_codec.hpp"
 #include "reference/gemm_reference.hpp"
 
@@ -180,6 +181,10 @@ std::string GemmCase::label() const {
     << (bias ? std::string(" bias ") + fp8kit_dtype_name(bias_type) : std::string())
     << (accumulation == FP8KIT_ACCUMULATION_FAST ? " fast" : "");
   return s.str();
+}
+
+void GemmCase::align_d_rows() {
+  while ((n + ldd_pad) * dtype_bytes(d_type) % kBaseAlign) ++ldd_pad;
 }
 
 Problem::Problem(const GemmCase& c, std::mt19937_64& rng)

@@ -58,6 +58,9 @@ struct GemmCase {
   int64_t lda_pad = 0, ldb_pad = 0, ldd_pad = 0;  // extra elements per row
   fp8kit_accumulation accumulation = FP8KIT_ACCUMULATION_PROMOTED;  // options.accumulation (and the bound)
   std::string label() const;
+  // Pads ldd (never shrinks it) so that D's rows stay 16-byte aligned, as the
+  // API requires.
+  void align_d_rows();
 };
 
 struct GemmOutcome {

@@ -64,8 +64,7 @@ inline ref::GemmCase rotated_case(int64_t m, int64_t n, int64_t k, bool block, i
   c.b_mode = block ? FP8KIT_SCALE_BLOCK : kVectorModes[rot % kVectorModeCount][1];
   c.bias = rot % 4 != 0;
   c.bias_type = kOuts[(rot / 4) % 3];
-  const int64_t out_bytes = c.d_type == FP8KIT_DTYPE_F32 ? 4 : 2;
-  while ((c.n + c.ldd_pad) * out_bytes % 16) ++c.ldd_pad;  // D rows stay 16-byte aligned
+  c.align_d_rows();
   return c;
 }
 

@@ -132,8 +132,7 @@ TEST_P(GemmSm90WideN, MatchesReference) {
   const int bias_pick = (si + mi + 2 * oi) % 4;
   c.bias = bias_pick != 0;
   c.bias_type = bias_pick == 1 ? FP8KIT_DTYPE_BF16 : bias_pick == 2 ? FP8KIT_DTYPE_F16 : FP8KIT_DTYPE_F32;
-  const int ob = c.d_type == FP8KIT_DTYPE_F32 ? 4 : 2;  // ldd padding keeps D's rows 16-byte aligned
-  while (((c.n + c.ldd_pad) * ob) % 16) ++c.ldd_pad;
+  c.align_d_rows();
   expect_correct(c, FP8KIT_PATH_SM90_WGMMA);
 }
 
@@ -176,6 +175,7 @@ TEST_P(GemmSm90BlockChunks, MatchesReference) {
   c.a_type = kPairs[(si + oi) % 4].first;
   c.b_type = kPairs[(si + oi) % 4].second;
   c.d_type = kOuts[oi];
+  c.align_d_rows();
   c.bias = oi != 1;
   if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
   constexpr size_t kTinyWorkspace = 16;
@@ -226,9 +226,7 @@ TEST_P(GemmShapes, MatchesReference) {
       c.a_mode = FP8KIT_SCALE_BLOCK, c.b_mode = FP8KIT_SCALE_BLOCK, c.d_type = FP8KIT_DTYPE_F32;
       c.a_type = FP8KIT_DTYPE_E5M2, c.bias = true;
   }
-  // ldd padding must keep rows 16-byte aligned.
-  const int ob = c.d_type == FP8KIT_DTYPE_F32 ? 4 : 2;
-  while (((c.n + c.ldd_pad) * ob) % 16) ++c.ldd_pad;
+  c.align_d_rows();
   expect_correct(c, path);
 }
 
@@ -354,8 +352,7 @@ TEST(GemmWorkspace, ZeroedOnceServesEveryPlan) {
     c.a_mode = kModes[s.mode].a;
     c.b_mode = kModes[s.mode].b;
     c.d_type = kOuts[rot++ % 3];
-    const int ob = c.d_type == FP8KIT_DTYPE_F32 ? 4 : 2;
-    while (((c.n + c.ldd_pad) * ob) % 16) ++c.ldd_pad;  // D rows 16-byte aligned
+    c.align_d_rows();
     const GemmOutcome r = fp8kit::ref::run_case(c, FP8KIT_PATH_SM90_WGMMA, rng(), 1 << 16, 2048, lent, 2);
     if (r.status == FP8KIT_STATUS_UNSUPPORTED) GTEST_SKIP() << "sm90_wgmma cannot run here: " << r.message;
     ASSERT_EQ(r.status, FP8KIT_STATUS_SUCCESS) << c.label() << ": " << r.message;

@@ -92,8 +92,7 @@ TEST_P(Sm90Cluster, MatchesReference) {
   c.a_type = (si + fi) % 2 ? FP8KIT_DTYPE_E5M2 : FP8KIT_DTYPE_E4M3;
   c.bias = (mi + si) % 2 == 0;
   c.bias_type = kOuts[(mi + fi) % 3];
-  const int ob = c.d_type == FP8KIT_DTYPE_F32 ? 4 : 2;
-  while (((c.n + c.ldd_pad) * ob) % 16) ++c.ldd_pad;  // D rows stay 16-byte aligned
+  c.align_d_rows();
   const ScopedEnv cluster("FP8KIT_SM90_CLUSTER", kForces[fi]);
   const ScopedEnv programmatic("FP8KIT_PDL", pdl ? "1" : "0");
   const GemmOutcome r = fp8kit::ref::run_case(c, FP8KIT_PATH_SM90_WGMMA, rng());

@@ -102,8 +102,7 @@ TEST_P(Sm90ClusterSplitPlan, MatchesReference) {
   GemmCase c = rotated_case(s.m, s.n, s.k, block, si + mi);
   c.d_type = kOuts[oi];
   c.ldd_pad = 0;
-  const int64_t out_bytes = c.d_type == FP8KIT_DTYPE_F32 ? 4 : 2;
-  while ((c.n + c.ldd_pad) * out_bytes % 16) ++c.ldd_pad;
+  c.align_d_rows();
   const sm90::Plan pl = sm90::make_plan(static_cast<int>(s.m), static_cast<int>(s.n), static_cast<int>(s.k), block,
                                         dev->sm_count, 0, sm90::ClusterForce::kPlan, sm90::cluster_fit(*dev));
   ::testing::Test::RecordProperty("cluster", std::to_string(pl.cluster_splits));
