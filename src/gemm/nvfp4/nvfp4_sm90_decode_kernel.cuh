@@ -145,11 +145,13 @@ __device__ __forceinline__ void permute_token_block(DecodeStorage& s, int st, ui
 // the stage's `ready`. They gate every consumer, so no load's latency may sit in its loop: NVFP4
 // tokens' scales (either layout, kSwizzled; tokens past M: zeros) are issued
 // kTokenScaleAhead blocks ahead into a ring of registers and assembled when
-// their block's turn comes. The loop runs whole rounds, unrolled, so every
-// ring slot is a register.
+// their block's turn comes. The loop is unrolled by the ring (slot j is a
+// register), not by the stages: a stage's barrier and tiles are one index
+// computation, and the token warps' code, which shares the SM's instruction
+// cache with the consumers', stays half as long.
 template <bool kA4, bool kSwizzled>
 __device__ __forceinline__ void permute_tokens(const Nvfp4Params& p, KRange r, DecodeStorage& s, int u) {
-  static_assert(kDecodeStages % kTokenScaleAhead == 0, "a stage's ring slot is the same in every round");
+  static_assert(kDecodeStages % kTokenScaleAhead == 0, "a ring turn never wraps the stages");
   const int n = u / 4;
   auto issue = [&](int i) {  // blocks 4 kb .. 4 kb + 3 of token n
     if (!kA4 || i >= r.count) return ScaleWordLoads<kSwizzled>{};
@@ -158,20 +160,20 @@ __device__ __forceinline__ void permute_tokens(const Nvfp4Params& p, KRange r, D
   ScaleWordLoads<kSwizzled> ring[kTokenScaleAhead];  // slot i % kTokenScaleAhead: block i's loads
 #pragma unroll
   for (int j = 0; j < kTokenScaleAhead; ++j) ring[j] = issue(j);
-  uint32_t phase = 0;
-  for (int round = 0; round < r.count; round += kDecodeStages, phase ^= 1u) {
+  for (int turn = 0; turn < r.count; turn += kTokenScaleAhead) {
+    const int st0 = turn % kDecodeStages;
+    const uint32_t phase = static_cast<uint32_t>(turn / kDecodeStages) & 1u;
 #pragma unroll
-    for (int st = 0; st < kDecodeStages; ++st) {
-      const int i = round + st;
+    for (int j = 0; j < kTokenScaleAhead; ++j) {
+      const int i = turn + j;
       if (i >= r.count) break;
-      ScaleWordLoads<kSwizzled>& slot = ring[st % kTokenScaleAhead];
-      const uint32_t sc = kA4 ? scale_word(slot) : 0u;
-      slot = issue(i + kTokenScaleAhead);
-      hptx::wait_barrier(&s.full[st], phase);
-      permute_token_block<kA4>(s, st, sc, u);
+      const uint32_t sc = kA4 ? scale_word(ring[j]) : 0u;
+      ring[j] = issue(i + kTokenScaleAhead);
+      hptx::wait_barrier(&s.full[st0 + j], phase);
+      permute_token_block<kA4>(s, st0 + j, sc, u);
       // The wgmma reads sT through the async proxy.
       cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-      hptx::arrive_no_state(&s.ready[st]);
+      hptx::arrive_no_state(&s.ready[st0 + j]);
     }
   }
 }
