@@ -12,7 +12,8 @@ empty experts), or a CUDA graph of a few GEMMs replayed with new inputs. Every
 `--check-every` calls one result is compared with a float64 reference of the
 dequantised operands; device memory (torch's allocator and cudaMemGetInfo) is
 sampled every few seconds. The report gives calls per kind, errors (fp8kit.Error
-or CUDA errors, with the first message), wrong results and the memory drift.
+or CUDA errors, with the first message), wrong results, the memory drift over the
+whole run and its second half, and the sampled device memory.
 `--progress` rewrites the report so far (atomically, "finished": false) at every
 memory sample, so a soak that outlives its terminal can be read part-way.
 Exit status 0 only with no error and no wrong result.
@@ -37,6 +38,7 @@ E2M1 = torch.tensor([0, 0.5, 1, 1.5, 2, 3, 4, 6], dtype=torch.float64)
 GLOBAL_SCALE = 448.0 * 6 / 4  # maps |x| ~ 4 to the top of the E4M3 scale range
 BOUND_REL, BOUND_ABS = 2 ** -7, 1e-3  # bf16 output rounding; accumulation, relative to max |ref|
 MEMORY_EVERY_S = 5.0
+MIB = 1 << 20
 
 
 def swizzled_index(rows, k, device):
@@ -224,6 +226,11 @@ def report_of(seed, minutes, soak, start_mem, samples, end_mem, elapsed_s, finis
         "first_error": soak.first_error,
         "memory_drift_bytes": {key: end_mem[key] - start_mem[key] for key in end_mem},
         "memory_peak_device_used": max([s["device_used"] for s in samples] + [end_mem["device_used"]]),
+        # A leak grows with the calls; the allocator's one-time steps (a larger shape drawn
+        # late) do not: the second half's drift and the series tell them apart.
+        "memory_drift_second_half_bytes": {key: end_mem[key] - samples[len(samples) // 2][key]
+                                           for key in end_mem} if samples else None,
+        "memory_device_used_mib": [round(s["device_used"] / MIB, 1) for s in samples],
         "device": torch.cuda.get_device_name(), "capability": list(torch.cuda.get_device_capability()),
     }
 
