@@ -125,7 +125,15 @@ struct Contender {
   const char* name;
   double weight_bytes;  // what one call must read of the weights
   Timer::Call call;
+  std::string path;  // the fp8kit path AUTO takes for this row; empty for a peer
 };
+
+// The path AUTO takes for an NVFP4 row (the JSON's "path"): the A/B of a rule
+// reads which rows it moved from here.
+std::string nvfp4_path(const fp8kit_nvfp4_gemm_desc& d, const fp8kit_gemm_options& o) {
+  fp8kit_path path = FP8KIT_PATH_AUTO;
+  return fp8kit_nvfp4_gemm_select(&d, &o, &path) == FP8KIT_STATUS_SUCCESS ? fp8kit_path_name(path) : "refused";
+}
 
 int run(const std::vector<Shape>& shapes, int iters, int warmups, double budget_ms, bool grouped,
         const std::string& json_path) {
@@ -135,7 +143,8 @@ int run(const std::vector<Shape>& shapes, int iters, int warmups, double budget_
   CublasLtBf16 lt(kLtWorkspace);
   const double copy_gbs = timer.copy_bandwidth_gbs(kCopyBytes, kCopyIters);
   std::printf("fp8kit_nvfp4_bench: copy roof (D2D, read + write) %.0f GB/s\n", copy_gbs);
-  std::printf("%-18s %-14s %10s %9s %9s %11s\n", "shape", "contender", "us", "TFLOP/s", "of roof", "graph us");
+  std::printf("%-18s %-14s %10s %9s %9s %11s  %s\n", "shape", "contender", "us", "TFLOP/s", "of roof", "graph us",
+              "path");
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const Shape& s : shapes) {
     const bool decode = s.m <= kDecodeRows;
@@ -147,9 +156,11 @@ int run(const std::vector<Shape>& shapes, int iters, int warmups, double budget_
     const double nk = static_cast<double>(s.n) * static_cast<double>(s.k);
     std::vector<Contender> cs = {
         {"nvfp4_w4a16", static_cast<double>(b.w4_bytes + b.w4s_bytes),
-         [&](int i) { auto d = nvfp4_desc(s, b, i % b.sets, false); check(fp8kit_nvfp4_gemm(&d, &o, stream)); }},
+         [&](int i) { auto d = nvfp4_desc(s, b, i % b.sets, false); check(fp8kit_nvfp4_gemm(&d, &o, stream)); },
+         nvfp4_path(nvfp4_desc(s, b, 0, false), o)},
         {"nvfp4_w4a4", static_cast<double>(b.w4_bytes + b.w4s_bytes),
-         [&](int i) { auto d = nvfp4_desc(s, b, i % b.sets, true); check(fp8kit_nvfp4_gemm(&d, &o, stream)); }},
+         [&](int i) { auto d = nvfp4_desc(s, b, i % b.sets, true); check(fp8kit_nvfp4_gemm(&d, &o, stream)); },
+         nvfp4_path(nvfp4_desc(s, b, 0, true), o)},
         {"fp8kit_fp8", nk, [&](int i) { auto d = fp8_desc(s, b, i % b.sets); check(fp8kit_gemm(&d, &o, stream)); }},
     };
     if (have_lt)
@@ -169,6 +180,7 @@ int run(const std::vector<Shape>& shapes, int iters, int warmups, double budget_
       const double roof = cs[i].weight_bytes / (us * 1e3) / copy_gbs;
       nlohmann::ordered_json r{{"shape", label}, {"contender", cs[i].name}, {"us", us}, {"tflops", tflops},
                                {"weight_stream_of_copy_roof", roof}};
+      if (!cs[i].path.empty()) r["path"] = cs[i].path;
       double graph_us = 0;
       if (decode) {
         const GraphTiming g = time_graph(stream, warmups, iters, cs[i].call);
@@ -180,7 +192,8 @@ int run(const std::vector<Shape>& shapes, int iters, int warmups, double budget_
           r["graph_error"] = g.error;
         }
       }
-      std::printf("%-18s %-14s %10.1f %9.1f %9.2f %11.1f\n", label, cs[i].name, us, tflops, roof, graph_us);
+      std::printf("%-18s %-14s %10.1f %9.1f %9.2f %11.1f  %s\n", label, cs[i].name, us, tflops, roof, graph_us,
+                  cs[i].path.c_str());
       rows.push_back(r);
     }
     if (!have_lt) std::printf("%-18s cublaslt_bf16: %s\n", label, why.c_str());
