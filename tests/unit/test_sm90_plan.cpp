@@ -259,6 +259,25 @@ TEST(Sm90Plan, TheTileTableIsConsistent) {
   EXPECT_EQ(grouped, 5);
 }
 
+// A wide dense block tile's scale groups: over the first 64 tiles of N,
+// each group of columns lies inside one 128-block of B's scales. The slot
+// holds the 128 A scales (TMA writes it whole: 128-byte aligned sizes); the
+// group scales of each K block come in B's chunks, one float per group.
+template <class Cfg>
+void expect_groups_inside_blocks_and_chunked() {
+  for (int ty = 0; ty < 64; ++ty)
+    for (int g = 0; g < Cfg::kScaleGroups; ++g) {
+      const int first = ty * Cfg::kBlockN + g * Cfg::kScaleGroupCols;
+      EXPECT_EQ(first / fp8kit::kScaleBlock, (first + Cfg::kScaleGroupCols - 1) / fp8kit::kScaleBlock) << ty << " " << g;
+    }
+  EXPECT_TRUE(Cfg::kCoarseChunks);
+  EXPECT_EQ(Cfg::kColScales, 0);
+  EXPECT_EQ(Cfg::kScaleSlotFloats, Cfg::kBlockM);
+  EXPECT_EQ(Cfg::kCoarseChunkFloats, sm90::kCoarseChunkBlocks * Cfg::kScaleGroups);
+  EXPECT_EQ(Cfg::kColFactorsPerThread, 2);
+  EXPECT_FALSE(Cfg::kDoubleAcc);
+}
+
 // Block scales of the 128 x 192 tiles: a tile starts at a multiple of 64
 // columns, so each of its three 64-column groups lies in one 128-block of
 // B's scales, and the tile straddles two blocks.
@@ -266,23 +285,11 @@ TEST(Sm90Plan, WideNScaleGroupsNeverStraddleABlock) {
   using Cfg = Dense<Shape::k128x192Block>;
   static_assert(Cfg::kScaleGroupCols == 64 && Cfg::kScaleGroups == 3, "three groups of 64 columns");
   static_assert(Dense<Shape::k128x128Block>::kScaleGroups == 1, "one block per 128 x 128 tile");
-  for (int ty = 0; ty < 64; ++ty)
-    for (int g = 0; g < Cfg::kScaleGroups; ++g) {
-      const int first = ty * Cfg::kBlockN + g * Cfg::kScaleGroupCols;
-      EXPECT_EQ(first / fp8kit::kScaleBlock, (first + Cfg::kScaleGroupCols - 1) / fp8kit::kScaleBlock) << ty << " " << g;
-    }
-  // The slot holds the 128 A scales (TMA writes it whole: 128-byte aligned
-  // sizes); the three group scales of each K block come in B's chunks.
-  EXPECT_TRUE(Cfg::kCoarseChunks);
-  EXPECT_EQ(Cfg::kColScales, 0);
-  EXPECT_EQ(Cfg::kScaleSlotFloats, Cfg::kBlockM);
-  EXPECT_EQ(Cfg::kCoarseChunkFloats, sm90::kCoarseChunkBlocks * 3);
+  expect_groups_inside_blocks_and_chunked<Cfg>();
   // The grouped and swapped block tiles keep both sides in the slot.
   using G = Grouped<Shape::k128x128Block>;
   EXPECT_FALSE(G::kCoarseChunks);
   EXPECT_GE(G::kScaleSlotFloats, G::kColScaleOffset + G::kColScales);
-  EXPECT_EQ(Cfg::kColFactorsPerThread, 2);
-  EXPECT_FALSE(Cfg::kDoubleAcc);
   EXPECT_FALSE(Dense<Shape::k128x192>::kDoubleAcc);
 }
 
@@ -292,17 +299,7 @@ TEST(Sm90Plan, WideNScaleGroupsNeverStraddleABlock) {
 TEST(Sm90Plan, Block160ScaleGroupsNeverStraddleABlock) {
   using Cfg = Dense<Shape::k128x160Block>;
   static_assert(Cfg::kScaleGroupCols == 32 && Cfg::kScaleGroups == 5, "five groups of 32 columns");
-  for (int ty = 0; ty < 64; ++ty)
-    for (int g = 0; g < Cfg::kScaleGroups; ++g) {
-      const int first = ty * Cfg::kBlockN + g * Cfg::kScaleGroupCols;
-      EXPECT_EQ(first / fp8kit::kScaleBlock, (first + Cfg::kScaleGroupCols - 1) / fp8kit::kScaleBlock) << ty << " " << g;
-    }
-  EXPECT_TRUE(Cfg::kCoarseChunks);
-  EXPECT_EQ(Cfg::kColScales, 0);
-  EXPECT_EQ(Cfg::kScaleSlotFloats, Cfg::kBlockM);
-  EXPECT_EQ(Cfg::kCoarseChunkFloats, sm90::kCoarseChunkBlocks * 5);
-  EXPECT_EQ(Cfg::kColFactorsPerThread, 2);
-  EXPECT_FALSE(Cfg::kDoubleAcc);
+  expect_groups_inside_blocks_and_chunked<Cfg>();
 }
 
 // The 128 x 192 tiles win only where their waves beat the others' by the
