@@ -8,8 +8,8 @@
 // layer's buffer with 16-byte loads issued before griddepcontrol.wait (the
 // weights never depend on the previous layer), as the decode kernels do, then
 // lets the next grid launch (or lets it at the start: `early`) and writes one
-// word per CTA. bytes = 0 is the
-// empty kernel: launch, residency and the PDL hand-off alone.
+// word per CTA. bytes = 0 is the empty kernel: launch, residency and the PDL
+// hand-off alone.
 //
 //   launch_floor [--json]   one row per (bytes, grid, smem, cluster, trigger)
 #include <cuda_runtime.h>
@@ -127,10 +127,6 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&p, static_cast<size_t>(max_bytes)));
     CHECK(cudaMemset(p, 1, static_cast<size_t>(max_bytes)));
   }
-  uint32_t* out;
-  CHECK(cudaMalloc(&out, sizeof(uint32_t) * 4 * static_cast<size_t>(sms)));
-  cudaStream_t s;
-  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   // grid: one or two CTAs per SM; smem: none, or 100 KB, which holds an SM
   // to two CTAs as the decode kernels' registers do: at two per SM the next
   // layer's CTAs cannot be resident before this layer's leave.
@@ -140,28 +136,33 @@ int main(int argc, char** argv) {
   const int grids[] = {wave, 2 * wave};
   const int smems[] = {0, 100 * 1024};
   const int clusters[] = {1, kMaxCluster};
+  uint32_t* out;  // one word per CTA of the larger grid
+  CHECK(cudaMalloc(&out, sizeof(uint32_t) * static_cast<size_t>(grids[1])));
+  CHECK(cudaMemset(out, 0, sizeof(uint32_t) * static_cast<size_t>(grids[1])));
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   if (json) std::printf("[\n");
   bool first = true;
   for (int64_t bytes : sizes)
     for (int grid : grids)
       for (int smem : smems)
         for (int cluster : clusters)
-        for (int trigger = 0; trigger < 3; ++trigger) {  // no PDL, PDL late, PDL early
-          const bool pdl = trigger > 0, early = trigger == 2;
-          const Row r{bytes, grid, smem, cluster, pdl, early};
-          const double us = time_row(r, bufs, out, s);
-          const double gbs = bytes ? bytes / us * 1e-3 : 0.0;
-          if (json)
-            std::printf(
-                "%s  {\"bytes\": %lld, \"grid\": %d, \"smem\": %d, \"cluster\": %d, \"pdl\": %s, \"early\": %s, "
-                "\"us\": %.3f, \"gbs\": %.1f}",
-                first ? "" : ",\n", static_cast<long long>(bytes), grid, smem, cluster, pdl ? "true" : "false",
-                early ? "true" : "false", us, gbs);
-          else
-            std::printf("bytes %9lld grid %4d smem %6d cluster %d pdl %d early %d  %7.2f us  %7.1f GB/s\n",
-                        static_cast<long long>(bytes), grid, smem, cluster, pdl ? 1 : 0, early ? 1 : 0, us, gbs);
-          first = false;
-        }
+          for (int trigger = 0; trigger < 3; ++trigger) {  // no PDL, PDL late, PDL early
+            const bool pdl = trigger > 0, early = trigger == 2;
+            const Row r{bytes, grid, smem, cluster, pdl, early};
+            const double us = time_row(r, bufs, out, s);
+            const double gbs = bytes ? bytes / us * 1e-3 : 0.0;
+            if (json)
+              std::printf(
+                  "%s  {\"bytes\": %lld, \"grid\": %d, \"smem\": %d, \"cluster\": %d, \"pdl\": %s, \"early\": %s, "
+                  "\"us\": %.3f, \"gbs\": %.1f}",
+                  first ? "" : ",\n", static_cast<long long>(bytes), grid, smem, cluster, pdl ? "true" : "false",
+                  early ? "true" : "false", us, gbs);
+            else
+              std::printf("bytes %9lld grid %4d smem %6d cluster %d pdl %d early %d  %7.2f us  %7.1f GB/s\n",
+                          static_cast<long long>(bytes), grid, smem, cluster, pdl ? 1 : 0, early ? 1 : 0, us, gbs);
+            first = false;
+          }
   if (json) std::printf("\n]\n");
   for (auto* p : bufs) CHECK(cudaFree(p));
   CHECK(cudaFree(out));
