@@ -85,7 +85,7 @@ nlohmann::json check_gpus(const std::vector<DeviceInfo>& gpus) {
         ref::Nvfp4Case c{kM, kN, kNvfp4K};
         c.a_type = a;
         c.bias = true;
-        nlohmann::json r = run_nvfp4_gemm(c, p);
+        nlohmann::json r = run_nvfp4_gemm(Nvfp4Run{c, p, 0});
         r["scales"] = "nvfp4";
         r["forced"] = p != FP8KIT_PATH_AUTO;
         if (p != FP8KIT_PATH_AUTO && r["status"] == "unsupported") r["ok"] = nullptr;

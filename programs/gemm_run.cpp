@@ -19,6 +19,31 @@ void add_outcome(const ref::GemmOutcome& r, nlohmann::json* j) {
   (*j)["ok"] = r.failures == 0 && r.unwritten == 0 && r.clobbered == 0;
 }
 
+// Timing: unchecked launches back to back, one event pair each; the median.
+template <class Launch>
+void add_timing(Launch launch, int iters, double flops, nlohmann::json* j) {
+  constexpr int kWarmup = 3;
+  std::vector<float> ms(static_cast<size_t>(iters));
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  for (int i = 0; i < kWarmup; ++i) launch();
+  for (int i = 0; i < iters; ++i) {
+    cudaEventRecord(start);
+    launch();
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop);
+    cudaEventElapsedTime(&ms[static_cast<size_t>(i)], start, stop);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::nth_element(ms.begin(), ms.begin() + iters / 2, ms.end());
+  const double us = 1e3 * ms[static_cast<size_t>(iters / 2)];
+  (*j)["median_us"] = us;
+  (*j)["tflops"] = flops / (us * 1e-6) / 1e12;
+  (*j)["note"] = "same inputs every repetition (L2-warm); fp8kit_bench rotates inputs and compares with cuBLASLt";
+}
+
 }  // namespace
 
 nlohmann::json run_gemm(const GemmRun& run) {
@@ -45,44 +70,26 @@ nlohmann::json run_gemm(const GemmRun& run) {
   add_outcome(r, &j);
   if (run.iters <= 0) return j;
 
-  // Timing: unchecked launches back to back, one event pair each.
   opt.checked = 0;
-  std::vector<float> ms(static_cast<size_t>(run.iters));
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  constexpr int kWarmup = 3;
-  for (int i = 0; i < kWarmup; ++i) fp8kit_gemm(&problem.desc(), &opt, nullptr);
-  for (int i = 0; i < run.iters; ++i) {
-    cudaEventRecord(start);
-    fp8kit_gemm(&problem.desc(), &opt, nullptr);
-    cudaEventRecord(stop);
-    cudaEventSynchronize(stop);
-    cudaEventElapsedTime(&ms[static_cast<size_t>(i)], start, stop);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::nth_element(ms.begin(), ms.begin() + run.iters / 2, ms.end());
-  const double us = 1e3 * ms[static_cast<size_t>(run.iters / 2)];
-  j["median_us"] = us;
-  j["tflops"] = 2.0 * run.spec.m * run.spec.n * run.spec.k / (us * 1e-6) / 1e12;
-  j["note"] = "same inputs every repetition (L2-warm); fp8kit_bench rotates inputs and compares with cuBLASLt";
+  add_timing([&] { fp8kit_gemm(&problem.desc(), &opt, nullptr); }, run.iters,
+             2.0 * run.spec.m * run.spec.n * run.spec.k, &j);
   return j;
 }
 
-nlohmann::json run_nvfp4_gemm(const ref::Nvfp4Case& spec, fp8kit_path path) {
+nlohmann::json run_nvfp4_gemm(const Nvfp4Run& run) {
+  const ref::Nvfp4Case& spec = run.spec;
   nlohmann::json j{{"m", spec.m}, {"n", spec.n}, {"k", spec.k}, {"label", "nvfp4 " + spec.label()}};
   std::mt19937_64 rng{std::random_device{}()};
   const ref::Nvfp4Problem problem(spec, rng);
   problem.poison();
   fp8kit_gemm_options opt = FP8KIT_GEMM_OPTIONS_INIT;
-  opt.path = path;
+  opt.path = run.path;
   opt.checked = 1;
   fp8kit_path chosen = FP8KIT_PATH_AUTO;
   fp8kit_status s = fp8kit_nvfp4_gemm_select(&problem.desc(), &opt, &chosen);
   if (s == FP8KIT_STATUS_SUCCESS) s = fp8kit_nvfp4_gemm(&problem.desc(), &opt, nullptr);
   j["status"] = fp8kit_status_name(s);
-  j["path"] = fp8kit_path_name(chosen == FP8KIT_PATH_AUTO ? path : chosen);  // a refused forced path: its name
+  j["path"] = fp8kit_path_name(chosen == FP8KIT_PATH_AUTO ? run.path : chosen);  // a refused forced path: its name
   if (s != FP8KIT_STATUS_SUCCESS) {
     j["ok"] = false;
     j["message"] = fp8kit_last_error();
@@ -90,6 +97,10 @@ nlohmann::json run_nvfp4_gemm(const ref::Nvfp4Case& spec, fp8kit_path path) {
   }
   const ref::GemmOutcome r = problem.check(chosen, rng);
   add_outcome(r, &j);
+  if (run.iters <= 0) return j;
+  opt.checked = 0;
+  add_timing([&] { fp8kit_nvfp4_gemm(&problem.desc(), &opt, nullptr); }, run.iters, 2.0 * spec.m * spec.n * spec.k,
+             &j);
   return j;
 }
 

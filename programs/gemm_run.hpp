@@ -21,8 +21,13 @@ struct GemmRun {
 // "worst_error_over_bound", "relative_norm_error", "median_us", "tflops"}.
 nlohmann::json run_gemm(const GemmRun& run);
 
-// One checked NVFP4 GEMM of `spec` through `path` (fp8kit/nvfp4.h), the same
-// keys without the timing.
-nlohmann::json run_nvfp4_gemm(const ref::Nvfp4Case& spec, fp8kit_path path);
+struct Nvfp4Run {
+  ref::Nvfp4Case spec{256, 256, 256};
+  fp8kit_path path = FP8KIT_PATH_AUTO;
+  int iters = 0;
+};
+
+// One checked NVFP4 GEMM (fp8kit/nvfp4.h), then as run_gemm: the same keys.
+nlohmann::json run_nvfp4_gemm(const Nvfp4Run& run);
 
 }  // namespace fp8kit::cli

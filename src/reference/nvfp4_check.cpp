@@ -29,7 +29,7 @@ std::string Nvfp4Case::label() const {
   std::ostringstream s;
   s << m << "x" << n << "x" << k << " " << fp8kit_dtype_name(a_type) << "*nvfp4->" << fp8kit_dtype_name(d_type)
     << " scales " << fp8kit_nvfp4_scale_layout_name(a_layout) << "/" << fp8kit_nvfp4_scale_layout_name(b_layout)
-    << (bias ? " bias" : "") << (alpha ? "" : " no-alpha");
+    << (bias ? std::string(" bias ") + fp8kit_dtype_name(bias_type) : std::string()) << (alpha ? "" : " no-alpha");
   return s.str();
 }
 
@@ -66,9 +66,9 @@ Nvfp4Problem::Nvfp4Problem(const Nvfp4Case& c, std::mt19937_64& rng)
   }
   fill_random_nvfp4(c.n, c.k, ldb_, c.b_layout, rng, &b_, &sb_);
   if (c.bias) {
-    bias_.resize(static_cast<size_t>(c.n * dtype_bytes(FP8KIT_DTYPE_F32)));
+    bias_.resize(static_cast<size_t>(c.n * dtype_bytes(c.bias_type)));
     std::normal_distribution<double> nd(0, 1);
-    for (int64_t i = 0; i < c.n; ++i) store_element(FP8KIT_DTYPE_F32, bias_.data(), i, nd(rng));
+    for (int64_t i = 0; i < c.n; ++i) store_element(c.bias_type, bias_.data(), i, nd(rng));
   }
   auto upload = [](DeviceBuffer& d, const std::vector<uint8_t>& h) {
     d = DeviceBuffer(h.size());
@@ -88,7 +88,7 @@ Nvfp4Problem::Nvfp4Problem(const Nvfp4Case& c, std::mt19937_64& rng)
   host_.b = HostNvfp4Operand{FP8KIT_DTYPE_NVFP4, b_.data(), ldb_, sb_.data(), c.b_layout};
   host_.alpha = c.alpha ? alpha_ : 1.0;
   host_.bias = c.bias ? bias_.data() : nullptr;
-  host_.bias_type = FP8KIT_DTYPE_F32;
+  host_.bias_type = c.bias_type;
 
   fp8kit_nvfp4_operands& op = desc_.op;
   desc_.m = c.m, desc_.n = c.n, desc_.k = c.k;
@@ -98,7 +98,7 @@ Nvfp4Problem::Nvfp4Problem(const Nvfp4Case& c, std::mt19937_64& rng)
   op.b_scale = dsb_.get(), op.b_scale_layout = c.b_layout;
   op.alpha = c.alpha ? static_cast<const float*>(dalpha_.get()) : nullptr;
   op.d = dd_.get(), op.ldd = ldd_, op.d_type = c.d_type;
-  op.bias = c.bias ? dbias_.get() : nullptr, op.bias_type = FP8KIT_DTYPE_F32;
+  op.bias = c.bias ? dbias_.get() : nullptr, op.bias_type = c.bias_type;
 }
 
 void Nvfp4Problem::poison() const {

@@ -22,6 +22,7 @@ struct Nvfp4Case {
   fp8kit_dtype a_type = FP8KIT_DTYPE_NVFP4, d_type = FP8KIT_DTYPE_BF16;
   fp8kit_nvfp4_scale_layout a_layout = FP8KIT_NVFP4_SCALES_SWIZZLED, b_layout = FP8KIT_NVFP4_SCALES_SWIZZLED;
   bool bias = false;
+  fp8kit_dtype bias_type = FP8KIT_DTYPE_F32;  // with `bias`: f32, bf16 or f16
   bool alpha = true;  // a device alpha of 1 / sqrt(K); false: NULL (1.0)
   int64_t lda_pad = 0, ldb_pad = 0, ldd_pad = 0;  // extra bytes (NVFP4) or elements per row
   std::string label() const;
