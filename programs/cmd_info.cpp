@@ -1,5 +1,6 @@
-// fp8kit info: each GPU, its family, and which path serves each scale mode;
-// without a GPU, what the library carries for every family.
+// fp8kit info: each GPU, its family, which path serves each scale mode and
+// which NVFP4 paths it loads; without a GPU, what the library carries for
+// every family.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -28,7 +29,8 @@ nlohmann::json collect_info() {
                          {"family", family ? family->name : "unknown"},
                          {"sm_count", g.sm_count},
                          {"smem_per_block_optin", g.smem_per_block_optin},
-                         {"paths", paths_for(g.cap / 10, g.cap % 10)}});
+                         {"paths", paths_for(g.cap / 10, g.cap % 10)},
+                         {"nvfp4_paths", nvfp4_paths_for(g.cap / 10, g.cap % 10)}});
   }
   if (j["gpus"].empty()) {
     j["no_gpu_reason"] = why;
@@ -37,7 +39,8 @@ nlohmann::json collect_info() {
       const arch::Family* family = arch::family_of(arch::capability(major, minor));
       j["families"].push_back({{"capability", std::to_string(major) + "." + std::to_string(minor)},
                                {"family", family ? family->name : "unknown"},
-                               {"paths", paths_for(major, minor)}});
+                               {"paths", paths_for(major, minor)},
+                               {"nvfp4_paths", nvfp4_paths_for(major, minor)}});
     }
   }
   return j;
@@ -70,6 +73,14 @@ void print_paths(const nlohmann::json& paths, const char* indent) {
   for (const auto& r : paths) print_row(r, r["scales"].get<std::string>(), indent);
 }
 
+// The NVFP4 paths on one line, in AUTO's order ("none" where no kernel loads).
+void print_nvfp4_paths(const nlohmann::json& paths, const char* indent) {
+  std::string line;
+  for (const auto& r : paths)
+    line += (line.empty() ? "" : ", ") + r["path"].get<std::string>() + " (" + r["image"].get<std::string>() + ")";
+  std::printf("%s%-14s %s\n", indent, "nvfp4", line.empty() ? "none: no NVFP4 kernel of this build loads here" : line.c_str());
+}
+
 }  // namespace
 
 void print_info(const nlohmann::json& j) {
@@ -82,9 +93,11 @@ void print_info(const nlohmann::json& j) {
                 g["smem_per_block_optin"].get<long long>());
     std::printf("  %-14s %-11s %-20s %s\n", "scales", "path", "tensor cores", "image");
     print_paths(g["paths"], "  ");
+    print_nvfp4_paths(g["nvfp4_paths"], "  ");
   }
   if (j.contains("no_gpu_reason")) {
-    std::printf("\nNo CUDA GPU here (%s). What this build gives each GPU family:\n",
+    std::printf("\nNo CUDA GPU here (%s). What this build gives each GPU family (nvfp4: the paths AUTO tries, in "
+                "order; the problem picks one, docs/nvfp4.md):\n",
                 j["no_gpu_reason"].get<std::string>().c_str());
     std::printf("  %-5s %-23s %-14s %-11s %-20s %s\n", "cap", "family", "scales", "path", "tensor cores", "image");
     for (const auto& f : j["families"]) {
@@ -92,13 +105,14 @@ void print_info(const nlohmann::json& j) {
       std::snprintf(indent, sizeof indent, "  %-5s %-23s ", f["capability"].get<std::string>().c_str(),
                     f["family"].get<std::string>().c_str());
       print_paths(f["paths"], indent);
+      print_nvfp4_paths(f["nvfp4_paths"], indent);
     }
   }
 }
 
 void register_info(CLI::App& app, Action& action) {
   auto json = std::make_shared<bool>(false);
-  auto* sub = app.add_subcommand("info", "GPUs present, their family, and the path each scale mode runs");
+  auto* sub = app.add_subcommand("info", "GPUs present, their family, the path each scale mode runs, the NVFP4 paths");
   sub->add_flag("--json", *json, "machine-readable output");
   sub->callback([&action, json] {
     action = [json] {

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "api/kernel_catalog.hpp"
 #include "tools/scale_configs.hpp"
 
 namespace fp8kit::cli {
@@ -50,6 +51,17 @@ nlohmann::json paths_for(int major, int minor) {
       r["error"] = fp8kit_last_error();
     }
     rows.push_back(r);
+  }
+  return rows;
+}
+
+nlohmann::json nvfp4_paths_for(int major, int minor) {
+  const int cap = arch::capability(major, minor);
+  nlohmann::json rows = nlohmann::json::array();
+  for (const KernelFamilyEntry& e : kernel_catalog()) {
+    if (e.problem != ProblemKind::Nvfp4Gemm) continue;
+    const int i = arch::select_image(cap, *e.images);
+    if (i >= 0) rows.push_back({{"path", e.path}, {"image", arch::image_text((*e.images)[static_cast<size_t>(i)])}});
   }
   return rows;
 }

@@ -22,6 +22,11 @@ const char* tensor_cores_name(fp8kit_tensor_cores tc);
 // (tools/scale_configs.hpp), as a JSON array.
 nlohmann::json paths_for(int major, int minor);
 
+// The NVFP4 GEMM paths whose kernels a capability loads, in the order AUTO
+// tries them (api/kernel_catalog.hpp); which one runs depends on the
+// problem (docs/nvfp4.md). A JSON array of {"path", "image"}.
+nlohmann::json nvfp4_paths_for(int major, int minor);
+
 // Capabilities shown when there is no GPU: every released one, one unknown
 // minor, one unknown major, and one too old.
 const std::vector<std::pair<int, int>>& showcase_capabilities();

@@ -12,8 +12,12 @@
 
 namespace fp8kit {
 
+// The C API's problem kinds, one per descriptor type.
+enum class ProblemKind { Gemm, GroupedGemm, Quantize, Nvfp4Gemm, Nvfp4GroupedGemm, Nvfp4Quantize };
+
 struct KernelFamilyEntry {
-  const char* kind;  // "GEMM", "grouped GEMM", "quantisation", "NVFP4 GEMM", ...
+  ProblemKind problem;
+  const char* kind;  // its name: "GEMM", "grouped GEMM", "quantisation", "NVFP4 GEMM", ...
   const char* path;  // "sm90_wgmma", ...
   KernelMatch kernels;
   const std::vector<arch::Image>* images;

@@ -8,12 +8,6 @@
 namespace fp8kit {
 namespace {
 
-// "sass sm_90a", "ptx compute_120 (JIT)": what fp8kit_path_choice.image says.
-std::string choice_image_text(const arch::Image& im) {
-  const bool sass = im.kind == arch::ImageKind::Sass;
-  return (sass ? "sass " : "ptx ") + im.name() + (sass ? "" : " (JIT)");
-}
-
 // What AUTO takes on `cap` (checked), into `*c`; the status of the answer.
 fp8kit_status choose_offline(int major, int minor, fp8kit_path_choice* c) {
   const int cap = arch::capability(major, minor);
@@ -33,7 +27,7 @@ fp8kit_status choose_offline(int major, int minor, fp8kit_path_choice* c) {
   const auto& images = path->images();
   // fp8kit_path_choice.image points here: valid until this thread's next call.
   static thread_local std::string image;
-  image = choice_image_text(images[arch::select_image(cap, images)]);
+  image = arch::image_text(images[arch::select_image(cap, images)]);
   c->path = path->id;
   c->tensor_cores = path->tensor_cores(cap);
   c->image = image.c_str();

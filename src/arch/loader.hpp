@@ -75,4 +75,10 @@ inline int select_image(int cap, const std::vector<Image>& images) {
   return select_image(cap, images.data(), images.size());
 }
 
+// "sass sm_90a", "ptx compute_120 (JIT)": how reports name a loaded image.
+inline std::string image_text(const Image& im) {
+  const bool sass = im.kind == ImageKind::Sass;
+  return (sass ? "sass " : "ptx ") + im.name() + (sass ? "" : " (JIT)");
+}
+
 }  // namespace fp8kit::arch
