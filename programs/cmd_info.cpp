@@ -78,7 +78,8 @@ void print_nvfp4_paths(const nlohmann::json& paths, const char* indent) {
   std::string line;
   for (const auto& r : paths)
     line += (line.empty() ? "" : ", ") + r["path"].get<std::string>() + " (" + r["image"].get<std::string>() + ")";
-  std::printf("%s%-14s %s\n", indent, "nvfp4", line.empty() ? "none: no NVFP4 kernel of this build loads here" : line.c_str());
+  if (line.empty()) line = "none: no NVFP4 kernel of this build loads here";
+  std::printf("%s%-14s %s\n", indent, "nvfp4", line.c_str());
 }
 
 }  // namespace
