@@ -85,11 +85,16 @@ nlohmann::json run_nvfp4_gemm(const Nvfp4Run& run) {
   fp8kit_gemm_options opt = FP8KIT_GEMM_OPTIONS_INIT;
   opt.path = run.path;
   opt.checked = 1;
+  size_t lent = 0;  // what the call asks for (Hopper: NVFP4 A beyond decode widened to bf16)
+  fp8kit_status s = fp8kit_nvfp4_gemm_workspace_size(&problem.desc(), &opt, &lent);
+  const ref::DeviceBuffer workspace(std::max<size_t>(lent, 1));
+  if (lent) opt.workspace = workspace.get(), opt.workspace_size = lent;
   fp8kit_path chosen = FP8KIT_PATH_AUTO;
-  fp8kit_status s = fp8kit_nvfp4_gemm_select(&problem.desc(), &opt, &chosen);
+  if (s == FP8KIT_STATUS_SUCCESS) s = fp8kit_nvfp4_gemm_select(&problem.desc(), &opt, &chosen);
   if (s == FP8KIT_STATUS_SUCCESS) s = fp8kit_nvfp4_gemm(&problem.desc(), &opt, nullptr);
   j["status"] = fp8kit_status_name(s);
   j["path"] = fp8kit_path_name(chosen == FP8KIT_PATH_AUTO ? run.path : chosen);  // a refused forced path: its name
+  j["workspace_bytes"] = lent;
   if (s != FP8KIT_STATUS_SUCCESS) {
     j["ok"] = false;
     j["message"] = fp8kit_last_error();

@@ -92,12 +92,24 @@ static inline void fp8kit_nvfp4_gemm_desc_init(fp8kit_nvfp4_gemm_desc* desc) {
 }
 
 /* Runs D = alpha * A.B^T (+ bias) on `stream`; options as for fp8kit_gemm
- * (path, checked; no workspace is used). May be NULL. */
+ * (path, checked, programmatic_launch, workspace). May be NULL.
+ * Workspace: sm90_wgmma (Hopper) runs NVFP4 A beyond its decode sizes (more
+ * than 16 tokens; grouped, experts of 20 rows or more) by widening A to bf16
+ * (exactly: an E2M1 value times an E4M3 scale fits bf16) into the workspace
+ * and running the W4A16 kernels: lend at least
+ * fp8kit_nvfp4_gemm_workspace_size bytes (M x K x 2), 16-byte aligned,
+ * without workspace_zeroed (a zeroed workspace is kept for split-K counters
+ * and never written here). Without it those problems run sm75_hmma (AUTO) or
+ * are refused with UNSUPPORTED (path sm90_wgmma). Nothing else uses it. */
 fp8kit_status fp8kit_nvfp4_gemm(const fp8kit_nvfp4_gemm_desc* desc, const fp8kit_gemm_options* options,
                                 void* stream);
 /* The path fp8kit_nvfp4_gemm would run, without launching anything. */
 fp8kit_status fp8kit_nvfp4_gemm_select(const fp8kit_nvfp4_gemm_desc* desc, const fp8kit_gemm_options* options,
                                        fp8kit_path* path);
+/* Bytes of workspace the call would use with enough lent (0 if none): A
+ * widened to bf16 where sm90_wgmma runs NVFP4 A beyond decode. */
+fp8kit_status fp8kit_nvfp4_gemm_workspace_size(const fp8kit_nvfp4_gemm_desc* desc,
+                                               const fp8kit_gemm_options* options, size_t* bytes);
 
 /* ---- Grouped NVFP4 GEMM (mixture-of-experts layers) -------------------------
  *
@@ -131,6 +143,10 @@ fp8kit_status fp8kit_nvfp4_grouped_gemm(const fp8kit_nvfp4_grouped_gemm_desc* de
                                         const fp8kit_gemm_options* options, void* stream);
 fp8kit_status fp8kit_nvfp4_grouped_gemm_select(const fp8kit_nvfp4_grouped_gemm_desc* desc,
                                                const fp8kit_gemm_options* options, fp8kit_path* path);
+/* As fp8kit_nvfp4_gemm_workspace_size: all rows of A widened (contiguous
+ * T x K x 2 bytes, masked E x max_m x K x 2). */
+fp8kit_status fp8kit_nvfp4_grouped_gemm_workspace_size(const fp8kit_nvfp4_grouped_gemm_desc* desc,
+                                                       const fp8kit_gemm_options* options, size_t* bytes);
 
 /* ---- NVFP4 quantisation (the producer of W4A4's A) --------------------------
  *

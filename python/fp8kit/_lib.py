@@ -279,7 +279,8 @@ def _nvfp4_library():
     global _nvfp4_bound
     lib = _lib or library()
     if not _nvfp4_bound:
-        for fn in (lib.fp8kit_nvfp4_gemm, lib.fp8kit_nvfp4_grouped_gemm):
+        for fn in (lib.fp8kit_nvfp4_gemm, lib.fp8kit_nvfp4_grouped_gemm, lib.fp8kit_nvfp4_gemm_workspace_size,
+                   lib.fp8kit_nvfp4_grouped_gemm_workspace_size):
             fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
             fn.restype = ctypes.c_int
         lib.fp8kit_nvfp4_quantize.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
@@ -288,18 +289,46 @@ def _nvfp4_library():
     return lib
 
 
-def nvfp4_gemm(m, n, k, operands, stream):
+_nvfp4_workspace_bytes = {}
+
+
+def _nvfp4_call(run, size_of, desc, key, lend, stream):
+    """An NVFP4 GEMM with default options, lending the workspace the call asks for
+    (Hopper: NVFP4 A beyond decode widened to bf16) from lend(nbytes), which
+    returns a device pointer that stays valid for the call on `stream`. The size
+    is asked once per `key` (shape, layout, A type, device)."""
+    nbytes = _nvfp4_workspace_bytes.get(key)
+    if nbytes is None:
+        out = ctypes.c_size_t(0)
+        check(size_of(desc, None, ctypes.byref(out)))
+        nbytes = _nvfp4_workspace_bytes[key] = out.value
+    opts = _pack_options(_OPTIONS.size, 0, 0, lend(nbytes), nbytes, 0, 0, ACCUMULATION_PROMOTED, 0) if nbytes \
+        else None
+    check(run(desc, opts, stream))
+
+
+def nvfp4_gemm(m, n, k, operands, stream, lend=None, key=None):
     """fp8kit_nvfp4_gemm with default options; operands: the 16 fields of
-    fp8kit_nvfp4_operands in header order (pointers as ints, 0 for none)."""
+    fp8kit_nvfp4_operands in header order (pointers as ints, 0 for none). lend:
+    as for _nvfp4_call (None: no workspace)."""
     desc = _nvfp4_gemm_struct.pack(_nvfp4_gemm_struct.size, m, n, k, *operands)
-    check(_nvfp4_library().fp8kit_nvfp4_gemm(desc, None, stream))
+    lib = _nvfp4_library()
+    if lend is None:
+        check(lib.fp8kit_nvfp4_gemm(desc, None, stream))
+        return
+    _nvfp4_call(lib.fp8kit_nvfp4_gemm, lib.fp8kit_nvfp4_gemm_workspace_size, desc, key, lend, stream)
 
 
-def nvfp4_grouped_gemm(layout, experts, rows, n, k, offs, counts, operands, stream):
-    """fp8kit_nvfp4_grouped_gemm with default options; operands as for nvfp4_gemm."""
+def nvfp4_grouped_gemm(layout, experts, rows, n, k, offs, counts, operands, stream, lend=None, key=None):
+    """fp8kit_nvfp4_grouped_gemm with default options; operands and lend as for nvfp4_gemm."""
     desc = _nvfp4_grouped_struct.pack(_nvfp4_grouped_struct.size, layout, experts, rows, n, k, offs, counts,
                                       *operands)
-    check(_nvfp4_library().fp8kit_nvfp4_grouped_gemm(desc, None, stream))
+    lib = _nvfp4_library()
+    if lend is None:
+        check(lib.fp8kit_nvfp4_grouped_gemm(desc, None, stream))
+        return
+    _nvfp4_call(lib.fp8kit_nvfp4_grouped_gemm, lib.fp8kit_nvfp4_grouped_gemm_workspace_size, desc, key, lend,
+                stream)
 
 
 def nvfp4_quantize(m, k, x, ldx, q, ldq, scale, global_scale, rms_weight, x_type, scale_layout, eps, stream):

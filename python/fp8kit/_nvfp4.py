@@ -88,6 +88,18 @@ def _bias(bias, dev, count):
     return bias.data_ptr(), code
 
 
+def _lender(dev):
+    """lend(nbytes) for _lib's NVFP4 calls: fresh workspace from PyTorch's caching
+    allocator on the current stream (CUDA-graph capture serves it too), held
+    until the call is queued; the allocator reuses it only after, in stream order."""
+    held = []
+
+    def lend(nbytes):
+        held.append(torch.empty(nbytes, dtype=torch.uint8, device=torch.device("cuda", dev)))
+        return held[-1].data_ptr()
+    return lend
+
+
 def _out_type(out_dtype):
     code = OUT_DTYPES.get(out_dtype)
     if code is None:
@@ -127,7 +139,8 @@ def nvfp4_mm_into(out, a, b, a_scale, b_scale, alpha, bias=None, swizzled=True):
     operands = (a.data_ptr(), lda, a_scale_ptr, b.data_ptr(), b.stride(0),
                 _scales(b_scale, "b_scale", n, k, swizzled, dev), _alpha(alpha, dev, 1), target.data_ptr(),
                 target.stride(0), bias_ptr, a_type, _lib.DTYPE_NVFP4, layout, layout, d_type, bias_type)
-    T.run_on(dev, _lib.nvfp4_gemm, m, n, k, operands, T.stream(dev))
+    lend, key = (_lender(dev), ("dense", m, n, k, dev)) if a_type == _lib.DTYPE_NVFP4 else (None, None)
+    T.run_on(dev, _lib.nvfp4_gemm, m, n, k, operands, T.stream(dev), lend, key)
     if target is not out:
         out.copy_(target)
     return out
@@ -188,9 +201,11 @@ def grouped_mm_impl(a, b, a_scale, b_scale, alpha, offs, bias=None, out_dtype=to
         layout = _layout(swizzled)
         operands = (a.data_ptr(), lda, a_scale_ptr, b.data_ptr(), b.stride(1), b_scale_ptr, alpha_ptr,
                     out.data_ptr(), n, bias_ptr, a_type, _lib.DTYPE_NVFP4, layout, layout, d_type, bias_type)
+        lend, key = (_lender(dev), ("grouped", masked, e, rows, n, k, dev)) if a_type == _lib.DTYPE_NVFP4 \
+            else (None, None)
         T.run_on(dev, _lib.nvfp4_grouped_gemm, _lib.GROUPED_MASKED if masked else _lib.GROUPED_CONTIGUOUS, e,
                  rows, n, k, 0 if masked else offs.data_ptr(), offs.data_ptr() if masked else 0, operands,
-                 T.stream(dev))
+                 T.stream(dev), lend, key)
     return out.reshape(e, rows, n) if masked else out
 
 

@@ -12,15 +12,6 @@
 namespace fp8kit {
 namespace {
 
-fp8kit_status workspace_size(const fp8kit_gemm_desc* desc, const fp8kit_gemm_options* options, size_t* bytes) {
-  if (!bytes) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "bytes is NULL");
-  *bytes = 0;
-  Prepared<fp8kit_gemm_desc> call;
-  FP8KIT_RETURN_IF_FAILED(prepare(desc, options, &call));
-  if (call.path->workspace_size) *bytes = call.path->workspace_size(call.problem, *call.device);
-  return FP8KIT_STATUS_SUCCESS;
-}
-
 cudaStream_t as_stream(void* stream) { return static_cast<cudaStream_t>(stream); }
 
 }  // namespace

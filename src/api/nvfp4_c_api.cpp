@@ -1,6 +1,7 @@
-// The C entry points of fp8kit/nvfp4.h: NVFP4 GEMM, grouped GEMM,
-// quantisation, the scale-size helper and the layout's name. Each runs
-// inside `guarded` (core/error.hpp); the pipeline is api/pipeline.hpp.
+// The C entry points of fp8kit/nvfp4.h: NVFP4 GEMM and grouped GEMM (each
+// with its path and workspace queries), quantisation, the scale-size helper
+// and the layout's name. Each runs inside `guarded` (core/error.hpp); the
+// pipeline is api/pipeline.hpp.
 #include "api/ops.hpp"
 #include "core/enums.hpp"
 #include "core/error.hpp"
@@ -23,6 +24,18 @@ fp8kit_status fp8kit_nvfp4_gemm(const fp8kit_nvfp4_gemm_desc* desc, const fp8kit
 fp8kit_status fp8kit_nvfp4_gemm_select(const fp8kit_nvfp4_gemm_desc* desc, const fp8kit_gemm_options* options,
                                        fp8kit_path* path) {
   return fp8kit::guarded("fp8kit_nvfp4_gemm_select", [&] { return fp8kit::select_path(desc, options, path); });
+}
+
+fp8kit_status fp8kit_nvfp4_gemm_workspace_size(const fp8kit_nvfp4_gemm_desc* desc,
+                                               const fp8kit_gemm_options* options, size_t* bytes) {
+  return fp8kit::guarded("fp8kit_nvfp4_gemm_workspace_size",
+                         [&] { return fp8kit::workspace_size(desc, options, bytes); });
+}
+
+fp8kit_status fp8kit_nvfp4_grouped_gemm_workspace_size(const fp8kit_nvfp4_grouped_gemm_desc* desc,
+                                                       const fp8kit_gemm_options* options, size_t* bytes) {
+  return fp8kit::guarded("fp8kit_nvfp4_grouped_gemm_workspace_size",
+                         [&] { return fp8kit::workspace_size(desc, options, bytes); });
 }
 
 fp8kit_status fp8kit_nvfp4_grouped_gemm(const fp8kit_nvfp4_grouped_gemm_desc* desc,

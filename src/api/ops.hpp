@@ -44,6 +44,29 @@ inline fp8kit_status check_options(const GroupedParams& g, const fp8kit_gemm_opt
   return check_options(g.dense, o);
 }
 
+// The workspace a problem may write, bound to it once the options are known
+// (api/pipeline.hpp). Only NVFP4 A uses it here: sm90_wgmma widens A to bf16
+// into it beyond its decode kernel, where the call lends enough and has not
+// promised it zero-filled for split-K (workspace_zeroed: fp8kit then never
+// writes it but for those counters). `query`: a workspace-size query, which
+// asks what widening would need.
+template <typename Problem>
+void bind_workspace(Problem*, const fp8kit_gemm_options&, bool) {}
+inline void bind_nvfp4_workspace(Nvfp4Params* p, int64_t a_rows, const fp8kit_gemm_options& o, bool query) {
+  if (p->a_type != FP8KIT_DTYPE_NVFP4 || o.workspace_zeroed) return;
+  constexpr uintptr_t kAlignment = 16;  // the widened rows are read by TMA
+  const size_t need = static_cast<size_t>(nvfp4_widened_bytes(a_rows, p->k));
+  const bool lent = o.workspace && o.workspace_size >= need && reinterpret_cast<uintptr_t>(o.workspace) % kAlignment == 0;
+  p->a_widen = query || lent;
+  p->a_wide = query ? nullptr : (lent ? o.workspace : nullptr);
+}
+inline void bind_workspace(Nvfp4Params* p, const fp8kit_gemm_options& o, bool query) {
+  bind_nvfp4_workspace(p, p->m, o, query);
+}
+inline void bind_workspace(Nvfp4GroupedParams* g, const fp8kit_gemm_options& o, bool query) {
+  bind_nvfp4_workspace(&g->dense, nvfp4_grouped_a_rows(*g), o, query);
+}
+
 template <>
 struct Op<fp8kit_gemm_desc> {
   using Problem = GemmParams;
@@ -118,14 +141,15 @@ struct Op<fp8kit_nvfp4_gemm_desc> {
     FP8KIT_RETURN_IF_FAILED(read_versioned(&in, &d));
     return validate_nvfp4_gemm(d, p);
   }
-  static std::array<NamedPointer, 7> pointers(const Nvfp4Params& p, const fp8kit_gemm_options&) {
+  static std::array<NamedPointer, 8> pointers(const Nvfp4Params& p, const fp8kit_gemm_options& o) {
     return {{{"a", p.a},
              {"a_scale", p.a_scale},
              {"b", p.b},
              {"b_scale", p.b_scale},
              {"alpha", p.alpha},
              {"d", p.d},
-             {"bias", p.bias}}};
+             {"bias", p.bias},
+             {"options->workspace", o.workspace}}};
   }
 };
 
@@ -140,7 +164,7 @@ struct Op<fp8kit_nvfp4_grouped_gemm_desc> {
     FP8KIT_RETURN_IF_FAILED(read_versioned(&in, &d));
     return validate_nvfp4_grouped(d, g);
   }
-  static std::array<NamedPointer, 8> pointers(const Nvfp4GroupedParams& g, const fp8kit_gemm_options&) {
+  static std::array<NamedPointer, 9> pointers(const Nvfp4GroupedParams& g, const fp8kit_gemm_options& o) {
     const Nvfp4Params& p = g.dense;
     return {{{g.layout == FP8KIT_GROUPED_MASKED ? "counts" : "offs", g.groups},
              {"a", p.a},
@@ -149,7 +173,8 @@ struct Op<fp8kit_nvfp4_grouped_gemm_desc> {
              {"b_scale", p.b_scale},
              {"alpha", p.alpha},
              {"d", p.d},
-             {"bias", p.bias}}};
+             {"bias", p.bias},
+             {"options->workspace", o.workspace}}};
   }
 };
 

@@ -35,13 +35,17 @@ struct Prepared {
 };
 
 // Validation, options, device, device pointers, path: no launch.
+// `workspace_query`: choose the path as if the call lent every workspace a
+// path could use (a workspace-size query).
 template <typename Desc>
-fp8kit_status prepare(const Desc* desc, const fp8kit_gemm_options* options, Prepared<Desc>* out) {
+fp8kit_status prepare(const Desc* desc, const fp8kit_gemm_options* options, Prepared<Desc>* out,
+                      bool workspace_query = false) {
   using O = Op<Desc>;
   if (!desc) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "desc is NULL");
   FP8KIT_RETURN_IF_FAILED(O::validate(*desc, &out->problem));
   FP8KIT_RETURN_IF_FAILED(resolve_options(options, &out->options));
   FP8KIT_RETURN_IF_FAILED(check_options(out->problem, out->options));
+  bind_workspace(&out->problem, out->options, workspace_query);
   if constexpr (!O::kTakesPath) out->options.path = FP8KIT_PATH_AUTO;
   FP8KIT_RETURN_IF_FAILED(current_device(&out->device));
   FP8KIT_RETURN_IF_FAILED(check_device_pointers(O::pointers(out->problem, out->options), out->device->device));
@@ -56,6 +60,18 @@ fp8kit_status select_path(const Desc* desc, const fp8kit_gemm_options* options, 
   Prepared<Desc> call;
   FP8KIT_RETURN_IF_FAILED(prepare(desc, options, &call));
   *path = call.path->id;
+  return FP8KIT_STATUS_SUCCESS;
+}
+
+// `*bytes` = the workspace the path a call of `desc` would run with every
+// workspace lent uses for best speed (0: none).
+template <typename Desc>
+fp8kit_status workspace_size(const Desc* desc, const fp8kit_gemm_options* options, size_t* bytes) {
+  if (!bytes) return fail(FP8KIT_STATUS_INVALID_ARGUMENT, "bytes is NULL");
+  *bytes = 0;
+  Prepared<Desc> call;
+  FP8KIT_RETURN_IF_FAILED(prepare(desc, options, &call, true));
+  if (call.path->workspace_size) *bytes = call.path->workspace_size(call.problem, *call.device);
   return FP8KIT_STATUS_SUCCESS;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -141,6 +142,19 @@ GemmOutcome run_nvfp4_case(const Nvfp4Case& c, fp8kit_path path, std::mt19937_64
   opt.path = path;
   opt.checked = 1;
   GemmOutcome out;
+  size_t lent = 0;
+  if (c.workspace) {
+    out.status = fp8kit_nvfp4_gemm_workspace_size(&problem.desc(), &opt, &lent);
+    if (out.status != FP8KIT_STATUS_SUCCESS) {
+      out.message = fp8kit_last_error();
+      return out;
+    }
+  }
+  DeviceBuffer workspace(std::max<size_t>(lent, 1));
+  if (lent) {
+    check_cuda(cudaMemset(workspace.get(), kPoisonByte, lent), "poison workspace");
+    opt.workspace = workspace.get(), opt.workspace_size = lent;
+  }
   fp8kit_path chosen = path;
   out.status = fp8kit_nvfp4_gemm_select(&problem.desc(), &opt, &chosen);
   if (out.status == FP8KIT_STATUS_SUCCESS) {

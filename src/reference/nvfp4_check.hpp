@@ -25,6 +25,7 @@ struct Nvfp4Case {
   fp8kit_dtype bias_type = FP8KIT_DTYPE_F32;  // with `bias`: f32, bf16 or f16
   bool alpha = true;  // a device alpha of 1 / sqrt(K); false: NULL (1.0)
   int64_t lda_pad = 0, ldb_pad = 0, ldd_pad = 0;  // extra bytes (NVFP4) or elements per row
+  bool workspace = true;  // lend what fp8kit_nvfp4_gemm_workspace_size asks for, poisoned
   std::string label() const;
 };
 

@@ -12,6 +12,7 @@
 #include "arch/config.hpp"
 #include "audit/families.hpp"
 #include "audit/lint.hpp"
+#include "gemm/nvfp4/nvfp4_paths.hpp"
 #include "gemm/sm90/tile_config.hpp"
 #include "test_util.hpp"
 
@@ -57,11 +58,16 @@ bool is_nvfp4_kernel(const KernelRecord& k) {
   return f.rfind("NVFP4 GEMM", 0) == 0 || f.rfind("NVFP4 grouped GEMM", 0) == 0;
 }
 bool is_omma_kernel(const KernelRecord& k) { return is_nvfp4_kernel(k) && ends_with(family_of(k), "sm120_mma"); }
-// Hopper's NVFP4 path: decoded into 16-bit wgmma (HGMMA), no mma.sync.
+// Hopper's NVFP4 path: decoded into 16-bit wgmma (HGMMA), no mma.sync; its
+// kernel that widens NVFP4 A to bf16 no tensor-core instruction at all.
 bool is_nvfp4_wgmma_kernel(const KernelRecord& k) {
   return is_nvfp4_kernel(k) && ends_with(family_of(k), "sm90_wgmma");
 }
 void expect_nvfp4_wgmma(const KernelRecord& k) {
+  if (k.demangled.find(nvfp4::kWgmmaWidenKernel) != std::string::npos) {
+    EXPECT_EQ(k.tensor_ops, 0u) << tensor_ops_names(k.tensor_ops);
+    return;
+  }
   EXPECT_TRUE(k.tensor_ops & tc::kHgmma) << tensor_ops_names(k.tensor_ops);
   EXPECT_FALSE(k.tensor_ops & (tc::kHmma | tc::kFp8Native)) << tensor_ops_names(k.tensor_ops);
 }

@@ -142,6 +142,65 @@ TEST(Nvfp4Dense, WgmmaDecodeEverySplit) {
   fp8kit::reload_environment();
 }
 
+// Hopper's NVFP4 A beyond decode: widened to bf16 in the lent (poisoned)
+// workspace, then the W4A16 kernels; ragged rows and weights, padded A rows,
+// both A scale layouts, every output type, a bias, both token tiles' sizes.
+TEST(Nvfp4Dense, WgmmaWidensW4a4BeyondDecode) {
+  const Shape shapes[] = {{64, 200, 2080}, {129, 257, 160}, {300, 64, 512}, {1000, 520, 1056}};
+  for (int i = 0; i < 4; ++i) {
+    Nvfp4Case c{shapes[i].m, shapes[i].n, shapes[i].k};
+    c.a_layout = i % 2 ? FP8KIT_NVFP4_SCALES_LINEAR : FP8KIT_NVFP4_SCALES_SWIZZLED;
+    c.lda_pad = i % 2 ? 0 : 32;
+    c.d_type = kOuts[i % 3];
+    c.bias = i % 2 == 0;
+    SCOPED_TRACE(c.label());
+    run_dense(c, FP8KIT_PATH_SM90_WGMMA);
+  }
+}
+
+// The workspace rule of that widening: M x K x 2 bytes asked, 0 at decode
+// sizes and for 16-bit A; without enough (or with a zeroed one, kept for
+// split-K counters) AUTO runs sm75_hmma and a forced sm90_wgmma is refused
+// naming the workspace; with it AUTO runs sm90_wgmma.
+TEST(Nvfp4Dense, WgmmaW4a4WorkspaceRule) {
+  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+  const Nvfp4Case c{129, 256, 512};
+  const fp8kit::ref::Nvfp4Problem problem(c, rng());
+  fp8kit_gemm_options o = FP8KIT_GEMM_OPTIONS_INIT;
+  size_t bytes = 1;
+  ASSERT_EQ(fp8kit_nvfp4_gemm_workspace_size(&problem.desc(), &o, &bytes), FP8KIT_STATUS_SUCCESS);
+  auto chosen = [&](fp8kit_path path, fp8kit_status* status) {
+    o.path = path;
+    fp8kit_path out = FP8KIT_PATH_AUTO;
+    *status = fp8kit_nvfp4_gemm_select(&problem.desc(), &o, &out);
+    return out;
+  };
+  fp8kit_status s = FP8KIT_STATUS_SUCCESS;
+  if (bytes == 0) {
+    EXPECT_NE(chosen(FP8KIT_PATH_AUTO, &s), FP8KIT_PATH_SM90_WGMMA);
+    GTEST_SKIP() << "sm90_wgmma does not run on this GPU";
+  }
+  EXPECT_EQ(bytes, size_t{129} * 512 * 2);
+  EXPECT_EQ(chosen(FP8KIT_PATH_AUTO, &s), FP8KIT_PATH_SM75_HMMA);
+  chosen(FP8KIT_PATH_SM90_WGMMA, &s);
+  EXPECT_EQ(s, FP8KIT_STATUS_UNSUPPORTED);
+  EXPECT_NE(std::string(fp8kit_last_error()).find("workspace"), std::string::npos) << fp8kit_last_error();
+  fp8kit::ref::DeviceBuffer w(bytes);
+  o.workspace = w.get(), o.workspace_size = bytes - 1;
+  chosen(FP8KIT_PATH_SM90_WGMMA, &s);
+  EXPECT_EQ(s, FP8KIT_STATUS_UNSUPPORTED) << "one byte short";
+  o.workspace_size = bytes;
+  EXPECT_EQ(chosen(FP8KIT_PATH_AUTO, &s), FP8KIT_PATH_SM90_WGMMA);
+  o.workspace_zeroed = 1;
+  EXPECT_EQ(chosen(FP8KIT_PATH_AUTO, &s), FP8KIT_PATH_SM75_HMMA) << "a zeroed workspace is never widened into";
+  o.workspace_zeroed = 0, o.path = FP8KIT_PATH_AUTO;
+  for (const Nvfp4Case& none : {Nvfp4Case{16, 256, 512}, Nvfp4Case{129, 256, 512, FP8KIT_DTYPE_BF16}}) {
+    const fp8kit::ref::Nvfp4Problem p(none, rng());
+    ASSERT_EQ(fp8kit_nvfp4_gemm_workspace_size(&p.desc(), &o, &bytes), FP8KIT_STATUS_SUCCESS);
+    EXPECT_EQ(bytes, 0u) << none.label();
+  }
+}
+
 // ---- Grouped --------------------------------------------------------------
 
 struct GroupedRun {
@@ -151,6 +210,7 @@ struct GroupedRun {
   fp8kit_dtype d_type = FP8KIT_DTYPE_BF16;
   fp8kit_nvfp4_scale_layout scales = FP8KIT_NVFP4_SCALES_SWIZZLED;
   bool bias = false;  // a bf16 bias [E, N]
+  bool workspace = true;  // lend what fp8kit_nvfp4_grouped_gemm_workspace_size asks for, poisoned
 };
 
 // E experts with the given row counts (masked: counts up to max_m; contiguous:
@@ -227,7 +287,14 @@ void run_grouped(const GroupedRun& run, const std::vector<int>& rows, int64_t n,
   fp8kit_gemm_options o = FP8KIT_GEMM_OPTIONS_INIT;
   o.path = run.path;
   o.checked = 1;
-  const fp8kit_status s = fp8kit_nvfp4_grouped_gemm(&d, &o, nullptr);
+  size_t lent = 0;
+  fp8kit_status s = run.workspace ? fp8kit_nvfp4_grouped_gemm_workspace_size(&d, &o, &lent) : FP8KIT_STATUS_SUCCESS;
+  ref::DeviceBuffer workspace(std::max<size_t>(lent, 1));
+  if (lent) {
+    cudaMemset(workspace.get(), ref::kPoisonByte, lent);
+    o.workspace = workspace.get(), o.workspace_size = lent;
+  }
+  if (s == FP8KIT_STATUS_SUCCESS) s = fp8kit_nvfp4_grouped_gemm(&d, &o, nullptr);
   if (s == FP8KIT_STATUS_UNSUPPORTED && run.path != FP8KIT_PATH_AUTO)
     GTEST_SKIP() << fp8kit_path_name(run.path) << " cannot run here: " << fp8kit_last_error();
   ASSERT_EQ(s, FP8KIT_STATUS_SUCCESS) << fp8kit_last_error();
@@ -306,6 +373,21 @@ TEST(Nvfp4Grouped, WgmmaPrefillExperts) {
   }
   unsetenv("FP8KIT_NVFP4_SM90_TOKENS");
   fp8kit::reload_environment();
+}
+
+// Hopper's grouped NVFP4 A (W4A4) widened to bf16 in the lent workspace:
+// every row of A (contiguous T; masked E slabs, each its own scale matrix),
+// then the grouped W4A16 kernel; ragged, empty and tile-straddling experts,
+// linear scales, f32 out and a bias.
+TEST(Nvfp4Grouped, WgmmaWidensW4a4Experts) {
+  const std::vector<int> rows{300, 0, 1, 77, 129, 256, 64};
+  for (int layout = 0; layout < 2; ++layout) {
+    const auto l = layout ? FP8KIT_GROUPED_MASKED : FP8KIT_GROUPED_CONTIGUOUS;
+    SCOPED_TRACE(layout ? "masked" : "contiguous");
+    run_grouped({l, FP8KIT_DTYPE_NVFP4, FP8KIT_PATH_SM90_WGMMA}, rows, 200, 1056);
+    run_grouped({l, FP8KIT_DTYPE_NVFP4, FP8KIT_PATH_SM90_WGMMA, FP8KIT_DTYPE_F32, FP8KIT_NVFP4_SCALES_LINEAR, true},
+                rows, 136, 320);
+  }
 }
 
 std::string grouped_name(const ::testing::TestParamInfo<GroupedParam>& info) {

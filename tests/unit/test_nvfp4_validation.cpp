@@ -94,6 +94,10 @@ TEST_P(Nvfp4Rejection, NamesTheArgument) {
       << "message: " << fp8kit_last_error();
   fp8kit_path path = FP8KIT_PATH_AUTO;
   EXPECT_EQ(fp8kit_nvfp4_gemm_select(&d, nullptr, &path), FP8KIT_STATUS_INVALID_ARGUMENT);
+  size_t bytes = 1;
+  EXPECT_EQ(fp8kit_nvfp4_gemm_workspace_size(&d, nullptr, &bytes), FP8KIT_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fp8kit_last_error()).find(GetParam().expect_in_message), std::string::npos);
+  EXPECT_EQ(bytes, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Nvfp4Gemm, Nvfp4Rejection, ::testing::ValuesIn(kCases),
@@ -136,6 +140,9 @@ TEST_P(Nvfp4GroupedRejection, NamesTheArgument) {
   EXPECT_EQ(fp8kit_nvfp4_grouped_gemm(&d, nullptr, nullptr), FP8KIT_STATUS_INVALID_ARGUMENT) << fp8kit_last_error();
   EXPECT_NE(std::string(fp8kit_last_error()).find(GetParam().expect_in_message), std::string::npos)
       << "message: " << fp8kit_last_error();
+  size_t bytes = 1;
+  EXPECT_EQ(fp8kit_nvfp4_grouped_gemm_workspace_size(&d, nullptr, &bytes), FP8KIT_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(bytes, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Nvfp4Grouped, Nvfp4GroupedRejection, ::testing::ValuesIn(kGroupedCases),
@@ -200,6 +207,12 @@ TEST(Nvfp4Validation, NullDescriptors) {
   EXPECT_EQ(fp8kit_nvfp4_quantize(nullptr, nullptr), FP8KIT_STATUS_INVALID_ARGUMENT);
   fp8kit_nvfp4_gemm_desc d = valid_desc();
   EXPECT_EQ(fp8kit_nvfp4_gemm_select(&d, nullptr, nullptr), FP8KIT_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(fp8kit_nvfp4_gemm_workspace_size(&d, nullptr, nullptr), FP8KIT_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fp8kit_last_error()).find("bytes is NULL"), std::string::npos);
+  size_t bytes = 0;
+  EXPECT_EQ(fp8kit_nvfp4_gemm_workspace_size(nullptr, nullptr, &bytes), FP8KIT_STATUS_INVALID_ARGUMENT);
+  fp8kit_nvfp4_grouped_gemm_desc g = valid_grouped();
+  EXPECT_EQ(fp8kit_nvfp4_grouped_gemm_workspace_size(&g, nullptr, nullptr), FP8KIT_STATUS_INVALID_ARGUMENT);
 }
 
 TEST(Nvfp4Validation, StructSizeIsChecked) {
@@ -228,6 +241,10 @@ TEST(Nvfp4Validation, ValidInputsReachTheDevice) {
   fp8kit_nvfp4_quantize_desc q = valid_quantize();
   const fp8kit_status sq = fp8kit_nvfp4_quantize(&q, nullptr);
   EXPECT_TRUE(sq == FP8KIT_STATUS_UNSUPPORTED || sq == FP8KIT_STATUS_INVALID_ARGUMENT) << fp8kit_last_error();
+  size_t bytes = 1;
+  const fp8kit_status sw = fp8kit_nvfp4_gemm_workspace_size(&d, nullptr, &bytes);
+  EXPECT_TRUE(sw == FP8KIT_STATUS_UNSUPPORTED || sw == FP8KIT_STATUS_INVALID_ARGUMENT) << fp8kit_last_error();
+  EXPECT_EQ(bytes, 0u);
 }
 
 // FP8KIT_NVFP4_SM90_SPLIT as the environment reads it: a positive decimal

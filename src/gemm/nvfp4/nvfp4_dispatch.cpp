@@ -1,7 +1,8 @@
 // The NVFP4 GEMM registries (core/registry.hpp), dense and grouped, in order
 // of preference: sm120_mma (SM12x, NVFP4 A: the block-scaled FP4 mma),
 // sm90_wgmma (Hopper, W4A16 dense prefill and decode, W4A4 decode, grouped
-// prefill: decoded into bf16 / f16 wgmma), then sm75_hmma (every family:
+// prefill, W4A4 beyond decode widened to bf16 in the workspace: decoded into
+// bf16 / f16 wgmma), then sm75_hmma (every family:
 // decode to f16 / bf16, HMMA), which
 // takes every valid input except bf16 A below SM80. Which families this build carries is
 // fp8kit_build_config.hpp's (FP8KIT_WITH_NVFP4_*).
@@ -140,17 +141,21 @@ cudaError_t wgmma_launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& 
   return nvfp4::wgmma().launch_grouped(g, dev, env.programmatic_launch, s, k);
 }
 const void* wgmma_probe() { return nvfp4::wgmma().probe(); }
+size_t wgmma_workspace(const Nvfp4Params& p, const DeviceInfo&) { return nvfp4::wgmma().dense_workspace(p); }
+size_t wgmma_grouped_workspace(const Nvfp4GroupedParams& g, const DeviceInfo&) {
+  return nvfp4::wgmma().grouped_workspace(g);
+}
 fp8kit_tensor_cores wgmma_tensor_cores(int cap) {
   return arch::kHopperWgmma.contains(cap) ? FP8KIT_TC_FALLBACK : FP8KIT_TC_NONE;
 }
 
 const KernelPath<Nvfp4Params> kWgmmaPath{
     FP8KIT_PATH_SM90_WGMMA, arch::kHopperWgmma, &build::nvfp4_sm90_images, &wgmma_tensor_cores, &wgmma_takes,
-    nullptr, &wgmma_launch, &wgmma_probe, {nvfp4::kWgmmaKernel, nvfp4::kWgmmaDenseProblem},
+    &wgmma_workspace, &wgmma_launch, &wgmma_probe, {nvfp4::kWgmmaKernel, nvfp4::kWgmmaDenseProblem},
 };
 const KernelPath<Nvfp4GroupedParams> kWgmmaGroupedPath{
     FP8KIT_PATH_SM90_WGMMA, arch::kHopperWgmma, &build::nvfp4_sm90_images, &wgmma_tensor_cores, &wgmma_takes_grouped,
-    nullptr, &wgmma_launch_grouped, &wgmma_probe, {nvfp4::kWgmmaGroupedKernel, nullptr},
+    &wgmma_grouped_workspace, &wgmma_launch_grouped, &wgmma_probe, {nvfp4::kWgmmaGroupedKernel, nullptr},
 };
 #endif
 

@@ -33,6 +33,13 @@ struct Nvfp4Params {
   // Decode tiles only: warps along N of the CTA's 8 (1, 2, 4 or 8: 16 rows
   // each; the rest split K), chosen on the host (nvfp4_plan.hpp).
   int decode_warps_n;
+  // sm90_wgmma runs NVFP4 A beyond its decode kernel as bf16: A widened
+  // (exactly) into the caller's workspace, [rows, K] with pitch K, then the
+  // W4A16 kernels. a_widen: the call lent workspace enough for that (a size
+  // query sets it to ask what widening would need); a_wide: that workspace,
+  // nullptr in a query.
+  bool a_widen;
+  void* a_wide;
 };
 
 struct Nvfp4GroupedParams {
@@ -46,6 +53,14 @@ struct Nvfp4GroupedParams {
   int64_t b_scale_expert_stride;  // bytes of one expert's B scales
   int64_t a_scale_expert_stride;  // masked: bytes of one expert's A scales
 };
+
+// Bytes of A widened to bf16: `rows` rows of K elements.
+constexpr int64_t nvfp4_widened_bytes(int64_t rows, int64_t k) { return rows * k * 2; }
+
+// The rows of A a grouped problem holds: contiguous T; masked E x max_m.
+constexpr int64_t nvfp4_grouped_a_rows(const Nvfp4GroupedParams& g) {
+  return g.layout == FP8KIT_GROUPED_MASKED ? int64_t{g.experts} * g.rows : g.rows;
+}
 
 // The CTA tiles along M of a grouped launch, from host-known bounds only
 // (gemm/grouped/grouped_params.hpp states the rule for the FP8 kernels).

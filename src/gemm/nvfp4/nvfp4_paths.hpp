@@ -23,6 +23,9 @@ struct FamilyEntry {
   cudaError_t (*launch_grouped)(const Nvfp4GroupedParams& g, const DeviceInfo& dev, bool programmatic,
                                 cudaStream_t stream, const char** kernel);
   const void* (*probe)();
+  // Bytes of workspace the family writes for the problem (null: none).
+  size_t (*dense_workspace)(const Nvfp4Params& p);
+  size_t (*grouped_workspace)(const Nvfp4GroupedParams& g);
 };
 
 // nvfp4_hmma_gemm.cu: f16 HMMA, A f16 (W4A16) or NVFP4 decoded (W4A4). SM75+.
@@ -34,7 +37,8 @@ const FamilyEntry& hmma_bf16_a16();
 const FamilyEntry& omma_a4();
 // nvfp4_sm90_gemm.cu: decoded to bf16 / f16 in registers, wgmma; A 16-bit,
 // dense (prefill- or decode-sized) and grouped (prefill-sized experts), or
-// NVFP4 dense decode-sized (the tokens decoded to bf16 too). Hopper (sm_90a).
+// NVFP4: decode-sized dense (the tokens decoded to bf16 too), else widened
+// to bf16 in the workspace first. Hopper (sm_90a).
 const FamilyEntry& wgmma();
 
 // Kernel names in a binary (core/registry.hpp, KernelMatch).
@@ -44,10 +48,14 @@ constexpr const char* kGroupedKernel = "fp8kit::nvfp4::nvfp4_grouped_gemm_kernel
 constexpr const char* kHmmaPolicy = "fp8kit::nvfp4::Hmma<";
 constexpr const char* kOmmaPolicy = "fp8kit::nvfp4::OmmaSf";
 // The Hopper family's kernels: the dense ones, nvfp4_sm90_gemm_kernel
-// (prefill) and nvfp4_sm90_decode_kernel, told from the grouped
-// nvfp4_sm90_grouped_kernel by the problem they take.
+// (prefill), nvfp4_sm90_decode_kernel and nvfp4_sm90_widen_kernel (which
+// serves both), told from the grouped nvfp4_sm90_grouped_kernel by the
+// problem they take.
 constexpr const char* kWgmmaKernel = "fp8kit::nvfp4::sm90w::nvfp4_sm90_";
 constexpr const char* kWgmmaDenseProblem = "fp8kit::Nvfp4Params";
 constexpr const char* kWgmmaGroupedKernel = "fp8kit::nvfp4::sm90w::nvfp4_sm90_grouped_kernel<";
+// The Hopper family's kernel that widens NVFP4 A to bf16 for the W4A16
+// kernels (a conversion: no tensor-core instruction).
+constexpr const char* kWgmmaWidenKernel = "fp8kit::nvfp4::sm90w::nvfp4_sm90_widen_kernel";
 
 }  // namespace fp8kit::nvfp4

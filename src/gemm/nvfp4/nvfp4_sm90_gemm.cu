@@ -5,15 +5,19 @@
 // over a cluster; below kDecodeMinTokens rows, and NVFP4 rows, only the
 // grids it splits little) and
 // grouped (W4A16, the prefill CTA per expert tile, at least
-// kMinGroupedTokens rows per expert, nvfp4_sm90_grouped_kernel.cuh).
+// kMinGroupedTokens rows per expert, nvfp4_sm90_grouped_kernel.cuh); NVFP4
+// A beyond decode, dense or grouped, widened to bf16 into the caller's
+// workspace (nvfp4_sm90_widen_kernel.cuh) and run as W4A16.
 // Host side: which problems it takes, the tensor maps, the split and the
-// launch. The rows between, W4A4 prefill and smaller experts run sm75_hmma.
+// launch. The rows between, W4A4 beyond decode without workspace and smaller
+// experts run sm75_hmma.
 #include "arch/config.hpp"
 
 #if defined(__CUDA_ARCH__) && !FP8KIT_HAS_WGMMA
 #error "nvfp4_sm90_gemm.cu is valid for sm_90a only; its CMake range must exclude this target"
 #endif
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <string>
@@ -23,6 +27,7 @@
 #include "gemm/nvfp4/nvfp4_sm90_decode_kernel.cuh"
 #include "gemm/nvfp4/nvfp4_sm90_grouped_kernel.cuh"
 #include "gemm/nvfp4/nvfp4_sm90_kernel.cuh"
+#include "gemm/nvfp4/nvfp4_sm90_widen_kernel.cuh"
 #include "gemm/sm90/host_launch.hpp"
 
 namespace fp8kit::nvfp4 {
@@ -182,12 +187,38 @@ cudaError_t decode_split(const Nvfp4Params& p, const DeviceInfo& dev, int* split
   return cudaSuccess;
 }
 
+// NVFP4 A widened: the W4A16 problem the kernels run after the widening.
+Nvfp4Params widened(const Nvfp4Params& p) {
+  Nvfp4Params q = p;
+  q.a = static_cast<const uint8_t*>(p.a_wide);
+  q.lda = p.k;
+  q.a_scale = nullptr;
+  q.a_scale_row0 = 0;
+  q.a_type = FP8KIT_DTYPE_BF16;
+  q.a_widen = false;
+  q.a_wide = nullptr;
+  return q;
+}
+Nvfp4GroupedParams widened(const Nvfp4GroupedParams& g) {
+  Nvfp4GroupedParams q = g;
+  q.dense = widened(g.dense);
+  q.a_scale_expert_stride = 0;
+  return q;
+}
+
+constexpr const char* kNoWorkspace =
+    " as bf16, widened into the workspace: lend options->workspace of fp8kit_nvfp4_gemm_workspace_size bytes "
+    "(rows x K x 2, 16-byte aligned, without workspace_zeroed); without it sm75_hmma runs them";
+
 std::string refusal(const Nvfp4Params& p, const DeviceInfo& dev) {
   if (std::string no = sm90::hopper_refusal(dev, kMaxSmem); !no.empty()) return no;
   const bool a4 = p.a_type == FP8KIT_DTYPE_NVFP4;
-  if (a4 && p.m > kDecodeTokens16)
-    return "sm90_wgmma takes NVFP4 activations (W4A4) of at most " + std::to_string(kDecodeTokens16) +
-           " tokens; more run sm75_hmma";
+  if (a4 && p.m > kDecodeTokens16) {
+    if (!p.a_widen)
+      return "sm90_wgmma runs NVFP4 activations (W4A4) of more than " + std::to_string(kDecodeTokens16) + " tokens" +
+             kNoWorkspace;
+    return refusal(widened(p), dev);
+  }
   if (p.m < kDecodeMinTokens || (a4 && p.m <= kDecodeTokens16)) {
     int splits = 0;
     if (decode_split(p, dev, &splits) != cudaSuccess) {
@@ -220,11 +251,8 @@ bool takes_dense(const Nvfp4Params& p, const DeviceInfo& dev, std::string* why) 
   return no.empty();
 }
 
-// A grouped problem's rows in the token map (contiguous: T; masked: E x
-// max_m) and in the weight map (E x N).
-int64_t grouped_token_rows(const Nvfp4GroupedParams& g) {
-  return g.layout == FP8KIT_GROUPED_MASKED ? int64_t{g.experts} * g.rows : g.rows;
-}
+// A grouped problem's rows in the weight map (E x N); its token map holds
+// nvfp4_grouped_a_rows.
 int64_t grouped_weight_rows(const Nvfp4GroupedParams& g) { return int64_t{g.experts} * g.dense.n; }
 // Rows per expert as the host knows them (the counts are the device's):
 // masked max_m, contiguous T / E rounded up.
@@ -238,15 +266,17 @@ int64_t grouped_ctas(const Nvfp4GroupedParams& g, Tokens t) {
 std::string grouped_refusal(const Nvfp4GroupedParams& g, const DeviceInfo& dev) {
   const Nvfp4Params& p = g.dense;
   if (std::string no = sm90::hopper_refusal(dev, kMaxSmem); !no.empty()) return no;
-  if (p.a_type == FP8KIT_DTYPE_NVFP4)
-    return "sm90_wgmma takes 16-bit activations (W4A16); NVFP4 activations (W4A4) run sm75_hmma";
+  if (p.a_type == FP8KIT_DTYPE_NVFP4) {
+    if (!p.a_widen) return std::string("sm90_wgmma runs grouped NVFP4 activations (W4A4)") + kNoWorkspace;
+    return grouped_refusal(widened(g), dev);
+  }
   if (grouped_rows_per_expert(g) < kMinGroupedTokens)
     return "sm90_wgmma takes grouped problems of at least " + std::to_string(kMinGroupedTokens) +
            " rows per expert (contiguous: rows / experts; masked: max_m); smaller experts run sm75_hmma";
   if (!granular(p.a, p.lda * 2) || !granular(p.b, p.ldb))
     return "sm90_wgmma reads A and B by TMA: their base addresses and row strides must be multiples of 16 bytes";
   // A box's coordinates are 32-bit: the last box of either map starts inside it.
-  if (grouped_token_rows(g) > INT_MAX || grouped_weight_rows(g) > INT_MAX)
+  if (nvfp4_grouped_a_rows(g) > INT_MAX || grouped_weight_rows(g) > INT_MAX)
     return "sm90_wgmma addresses all experts' tokens and weights as one tensor each: experts x rows and experts x "
            "N must be below 2^31";
   if (grouped_ctas(g, Tokens::k128) > INT_MAX) return "the problem needs more than 2^31 - 1 CTAs of sm90_wgmma";
@@ -277,9 +307,36 @@ cudaError_t launch_decode(const Nvfp4Params& p, const DeviceInfo& dev, bool prog
   return sm90::launch_kernel(k.fn, tiles * splits, k.smem, stream, args, programmatic, splits);
 }
 
+// Widens `w.rows` rows of p's NVFP4 A into p.a_wide.
+cudaError_t launch_widen(const Nvfp4Params& p, const WidenRows& w, const DeviceInfo& dev, cudaStream_t stream,
+                         const char** kernel) {
+  *kernel = "nvfp4_sm90_widen";
+  const int64_t ctas = std::min(ceil_div(w.rows * p.k_blocks, int64_t{kWidenThreads}),
+                                int64_t{kWidenCtasPerSm} * dev.sm_count);
+  if (ctas == 0) return cudaSuccess;
+  Nvfp4Params q = p;
+  WidenRows r = w;
+  void* args[] = {&q, &r};
+  return cudaLaunchKernel(reinterpret_cast<const void*>(&nvfp4_sm90_widen_kernel), dim3(static_cast<unsigned>(ctas)),
+                          dim3(kWidenThreads), args, 0, stream);
+}
+
+size_t dense_workspace(const Nvfp4Params& p) {
+  const bool widens = p.a_type == FP8KIT_DTYPE_NVFP4 && p.a_widen && p.m > kDecodeTokens16;
+  return widens ? static_cast<size_t>(nvfp4_widened_bytes(p.m, p.k)) : 0;
+}
+size_t grouped_workspace(const Nvfp4GroupedParams& g) {
+  const bool widens = g.dense.a_type == FP8KIT_DTYPE_NVFP4 && g.dense.a_widen;
+  return widens ? static_cast<size_t>(nvfp4_widened_bytes(nvfp4_grouped_a_rows(g), g.dense.k)) : 0;
+}
+
 cudaError_t launch_dense(const Nvfp4Params& p, const DeviceInfo& dev, bool programmatic, cudaStream_t stream,
                          const char** kernel) {
   if (p.m <= kDecodeTokens16) return launch_decode(p, dev, programmatic, stream, kernel);
+  if (p.a_type == FP8KIT_DTYPE_NVFP4) {
+    if (const cudaError_t e = launch_widen(p, {p.m, p.m, 0}, dev, stream, kernel); e != cudaSuccess) return e;
+    return launch_dense(widened(p), dev, programmatic, stream, kernel);
+  }
   const bool bf16 = p.a_type == FP8KIT_DTYPE_BF16;
   const Tokens t = token_tile(p.m, p.n, 1, dev);
   const Kernel k = cta_kernel<Problem::kDense>(t, bf16);
@@ -295,15 +352,21 @@ cudaError_t launch_dense(const Nvfp4Params& p, const DeviceInfo& dev, bool progr
   return sm90::launch_kernel(k.fn, static_cast<int>(ctas_of(p, t)), k.smem, stream, args, false);
 }
 
-cudaError_t launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, bool, cudaStream_t stream,
-                           const char** kernel) {
+cudaError_t launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, bool programmatic,
+                           cudaStream_t stream, const char** kernel) {
+  if (g.dense.a_type == FP8KIT_DTYPE_NVFP4) {
+    const bool masked = g.layout == FP8KIT_GROUPED_MASKED;
+    const WidenRows w{nvfp4_grouped_a_rows(g), masked ? g.rows : nvfp4_grouped_a_rows(g), g.a_scale_expert_stride};
+    if (const cudaError_t e = launch_widen(g.dense, w, dev, stream, kernel); e != cudaSuccess) return e;
+    return launch_grouped(widened(g), dev, programmatic, stream, kernel);
+  }
   const Tokens t = token_tile(grouped_rows_per_expert(g), g.dense.n, g.experts, dev);
   const bool bf16 = g.dense.a_type == FP8KIT_DTYPE_BF16;
   const Kernel k = cta_kernel<Problem::kGrouped>(t, bf16);
   *kernel = k.name;
-  if (grouped_token_rows(g) == 0) return cudaSuccess;  // no rows at all (a tensor map needs one)
+  if (nvfp4_grouped_a_rows(g) == 0) return cudaSuccess;  // no rows at all (a tensor map needs one)
   CUtensorMap tmap_t{}, tmap_w{};
-  if (!encode_tokens(&tmap_t, g.dense, grouped_token_rows(g), tokens_of(t)) ||
+  if (!encode_tokens(&tmap_t, g.dense, nvfp4_grouped_a_rows(g), tokens_of(t)) ||
       !encode_weights(&tmap_w, g.dense, grouped_weight_rows(g)))
     return cudaErrorInvalidValue;
   if (const cudaError_t e =
@@ -320,7 +383,8 @@ const void* probe() { return cta_kernel<Problem::kDense, Tokens::k256, true>().f
 }  // namespace
 
 const FamilyEntry& wgmma() {
-  static const FamilyEntry e{&takes_dense, &takes_grouped, &launch_dense, &launch_grouped, &probe};
+  static const FamilyEntry e{&takes_dense,    &takes_grouped,  &launch_dense,     &launch_grouped,
+                             &probe,          &dense_workspace, &grouped_workspace};
   return e;
 }
 
