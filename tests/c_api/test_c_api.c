@@ -31,6 +31,11 @@ int main(void) {
       fprintf(stderr, "nvfp4: unexpected answer to an empty descriptor: %s\n", fp8kit_last_error());
       return 1;
     }
+    if (fp8kit_nvfp4_gemm_workspace_size(&n4, NULL, &bytes) != FP8KIT_STATUS_INVALID_ARGUMENT ||
+        strstr(fp8kit_last_error(), "m = 0") == NULL) {
+      fprintf(stderr, "nvfp4: unexpected workspace answer to an empty descriptor: %s\n", fp8kit_last_error());
+      return 1;
+    }
     if (fp8kit_nvfp4_scale_size(1, 16, FP8KIT_NVFP4_SCALES_SWIZZLED, &bytes) != FP8KIT_STATUS_SUCCESS || bytes != 512) {
       fprintf(stderr, "nvfp4: scale size %zu\n", bytes);
       return 1;
