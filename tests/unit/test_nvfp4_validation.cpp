@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "api/ops.hpp"
 #include "core/environment.hpp"
 #include "fp8kit/fp8kit.h"
 
@@ -260,4 +261,43 @@ TEST(Nvfp4Validation, SplitEnvironmentIsAPositiveInteger) {
   unsetenv("FP8KIT_NVFP4_SM90_SPLIT");
   fp8kit::reload_environment();
   EXPECT_EQ(fp8kit::environment().nvfp4_sm90_split, 0);
+}
+
+// The workspace rule as the pipeline binds it (api/ops.hpp): NVFP4 A only,
+// enough bytes (M x K x 2; grouped, every row of A), 16-byte aligned, never
+// a workspace promised zero-filled; a size query asks as if lent.
+TEST(Nvfp4Validation, WorkspaceIsBoundOnlyWhereWideningCanUseIt) {
+  fp8kit::Nvfp4Params p{};
+  p.m = 100, p.k = 64, p.a_type = FP8KIT_DTYPE_NVFP4;
+  const size_t need = 100 * 64 * 2;
+  alignas(16) static unsigned char lent[100 * 64 * 2 + 16];
+  fp8kit_gemm_options o = FP8KIT_GEMM_OPTIONS_INIT;
+  auto bound = [&](bool query) {
+    p.a_widen = false, p.a_wide = nullptr;
+    fp8kit::bind_workspace(&p, o, query);
+    return p.a_widen;
+  };
+  EXPECT_FALSE(bound(false)) << "nothing lent";
+  EXPECT_TRUE(bound(true)) << "a query asks as if lent";
+  EXPECT_EQ(p.a_wide, nullptr);
+  o.workspace = lent, o.workspace_size = need - 1;
+  EXPECT_FALSE(bound(false)) << "one byte short";
+  o.workspace_size = need;
+  EXPECT_TRUE(bound(false));
+  EXPECT_EQ(p.a_wide, lent);
+  o.workspace = lent + 8;
+  EXPECT_FALSE(bound(false)) << "misaligned";
+  o.workspace = lent, o.workspace_zeroed = 1;
+  EXPECT_FALSE(bound(false)) << "zeroed: kept for split-K counters";
+  EXPECT_FALSE(bound(true));
+  o.workspace_zeroed = 0, p.a_type = FP8KIT_DTYPE_BF16;
+  EXPECT_FALSE(bound(false)) << "16-bit A needs no widening";
+  fp8kit::Nvfp4GroupedParams g{};
+  g.layout = FP8KIT_GROUPED_MASKED, g.experts = 4, g.rows = 25;  // 100 rows of A in all
+  g.dense.k = 64, g.dense.a_type = FP8KIT_DTYPE_NVFP4;
+  fp8kit::bind_workspace(&g, o, false);
+  EXPECT_TRUE(g.dense.a_widen);
+  g.dense.a_widen = false, g.experts = 5;
+  fp8kit::bind_workspace(&g, o, false);
+  EXPECT_FALSE(g.dense.a_widen) << "125 rows need more";
 }
