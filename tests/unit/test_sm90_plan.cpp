@@ -157,7 +157,7 @@ TEST(Sm90Plan, FittedChoicesOnTheH200) {
       // tiles of 128 x 192 or 8 x 14 of 128 x 160 (128 x 128: 8 x 17, two);
       // at 3 K blocks the 128 x 160 tile's overhead loses, at 4 it wins
       // (promoted 1.34 / 6.0 against 1.6 / 5.0); block scales count waves
-      // only, one of 128 x 160 (1.3) under one of 128 x 192 (1.55).
+      // only, one of 128 x 160 (1.3) under one of 128 x 192 (1.35).
       {1000, 2104, 272, false, Shape::k128x192, 1},
       {1000, 2104, 272, true, Shape::k128x160Block, 1},
       {1000, 2100, 400, false, Shape::k128x160, 1},

@@ -85,12 +85,12 @@ TEST(Sm90Plan, ClustersWhereLegalAndWorthIt) {
   EXPECT_EQ(sm90::make_plan(8192, 8192, 8192, false, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOn).cluster, 1);
   EXPECT_EQ(sm90::make_plan(16, 8192, 4096, true, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOn).cluster, 1);
   // The plan's own choice: two waves or more of 256 x 128 block tiles.
-  const Plan big = sm90::make_plan(4096, 28672, 4096, true, kH200Sms, kAnyWorkspace);  // 16 x 224 tiles
+  const Plan big = sm90::make_plan(4096, 8192, 4096, true, kH200Sms, kAnyWorkspace);  // 16 x 64 tiles
   ASSERT_EQ(big.shape, Shape::k256x128Block);
   EXPECT_EQ(big.cluster, 2);
   EXPECT_TRUE(big.share_x);  // the 256-row X tile is the larger side
   EXPECT_EQ(big.grid, kH200Sms);
-  EXPECT_EQ(sm90::make_plan(4096, 28672, 4096, true, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOff).cluster, 1);
+  EXPECT_EQ(sm90::make_plan(4096, 8192, 4096, true, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kOff).cluster, 1);
   // One wave of 256 x 128 block tiles (2 x 48; make_plan gives this shape
   // the 128 x 192 tile, which has no cluster code).
   const Plan one_wave_tiles = sm90::plan_for(Shape::k256x128Block, 1, 512, 6144, 4096, kH200Sms, 0);
@@ -103,7 +103,7 @@ TEST(Sm90Plan, ClustersWhereLegalAndWorthIt) {
   EXPECT_EQ(column.tiles_y, 1);
   EXPECT_FALSE(column.share_x);
   // An odd SM count keeps whole clusters.
-  const Plan odd = sm90::make_plan(4096, 28672, 4096, true, 131, kAnyWorkspace);
+  const Plan odd = sm90::make_plan(4096, 8192, 4096, true, 131, kAnyWorkspace);
   EXPECT_EQ(odd.cluster, 2);
   EXPECT_EQ(odd.grid % 2, 0);
 }

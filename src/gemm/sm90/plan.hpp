@@ -91,15 +91,17 @@ constexpr TileCosts kFastCosts{{1.0, 4.0}, {1.98, 5.5}, {1.43, 5.0}, {1.77, 7.5}
 // Block-scale tiles keep one accumulator at 128 x 128 too, so they are
 // compared by waves only, at these costs per wave: the 256 x 128 tile 1.8
 // (v8's rule, restored with one accumulator in fc956c6); the 128 x 192 one
-// predicted 1.55, measured 1.42-1.52, kept until the block rows a lower
-// value would switch (2048 / 8192 x 2112 x 7168) are measured
-// (docs/perf/log/2026-12-01-wide-n-tile.md). The 128 x 160 one, predicted
+// fitted to an H100 block sweep of every tile over 59 full-grid shapes
+// (docs/perf/log/2026-12-06-block-192-cost.md): 1.35, where the plan's
+// replay is 0.4% from the fastest tile (1.5% at the 1.55 predicted first;
+// the H200's three long-K shapes measured 1.42-1.52 against 128 x 128
+// alone, docs/perf/log/2026-12-01-wide-n-tile.md). The 128 x 160 one, predicted
 // before any device run: 1.25x the 128 x 128 tile's FLOPs per wave with one
 // accumulator, on the line from 128 x 128 (1.0) to 128 x 192 (1.5x the
 // FLOPs, 1.55): 1.28, rounded up for its five column groups' scale factors
 // per K block (three at 128 x 192).
 constexpr double k256x128WaveCostBlockScales = 1.8;
-constexpr double k128x192WaveCostBlockScales = 1.55;
+constexpr double k128x192WaveCostBlockScales = 1.35;
 constexpr double k128x160WaveCostBlockScales = 1.3;
 
 struct Plan {
