@@ -207,8 +207,9 @@ Nvfp4GroupedParams widened(const Nvfp4GroupedParams& g) {
 }
 
 constexpr const char* kNoWorkspace =
-    " as bf16, widened into the workspace: lend options->workspace of fp8kit_nvfp4_gemm_workspace_size bytes "
-    "(rows x K x 2, 16-byte aligned, without workspace_zeroed); without it sm75_hmma runs them";
+    " as bf16, widened into the workspace: lend options->workspace of the bytes fp8kit_nvfp4_gemm_workspace_size "
+    "(grouped: fp8kit_nvfp4_grouped_gemm_workspace_size) reports (rows of A x K x 2, 16-byte aligned, without "
+    "workspace_zeroed); without it sm75_hmma runs them";
 
 std::string refusal(const Nvfp4Params& p, const DeviceInfo& dev) {
   if (std::string no = sm90::hopper_refusal(dev, kMaxSmem); !no.empty()) return no;
