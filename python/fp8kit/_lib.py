@@ -296,7 +296,7 @@ def _nvfp4_call(run, size_of, desc, key, lend, stream):
     """An NVFP4 GEMM with default options, lending the workspace the call asks for
     (Hopper: NVFP4 A beyond decode widened to bf16) from lend(nbytes), which
     returns a device pointer that stays valid for the call on `stream`. The size
-    is asked once per `key` (shape, layout, A type, device)."""
+    is asked once per `key` (the problem's kind, shape and device)."""
     nbytes = _nvfp4_workspace_bytes.get(key)
     if nbytes is None:
         out = ctypes.c_size_t(0)

@@ -56,7 +56,8 @@ inline void bind_nvfp4_workspace(Nvfp4Params* p, int64_t a_rows, const fp8kit_ge
   if (p->a_type != FP8KIT_DTYPE_NVFP4 || o.workspace_zeroed) return;
   constexpr uintptr_t kAlignment = 16;  // the widened rows are read by TMA
   const size_t need = static_cast<size_t>(nvfp4_widened_bytes(a_rows, p->k));
-  const bool lent = o.workspace && o.workspace_size >= need && reinterpret_cast<uintptr_t>(o.workspace) % kAlignment == 0;
+  const bool lent =
+      o.workspace && o.workspace_size >= need && reinterpret_cast<uintptr_t>(o.workspace) % kAlignment == 0;
   p->a_widen = query || lent;
   p->a_wide = query ? nullptr : (lent ? o.workspace : nullptr);
 }
