@@ -32,9 +32,9 @@ struct Environment {
   // prefill and grouped kernels; unset or anything else: 0, the plan's choice.
   int nvfp4_sm90_tokens = 0;
   // FP8KIT_NVFP4_SM90_SPLIT: CTAs per cluster splitting K in the Hopper
-  // NVFP4 decode kernel, as a positive integer; unset or anything else: 0.
-  // The kernel's launcher takes 1 .. its cluster limit (8) and the plan's
-  // choice for anything else.
+  // NVFP4 decode and dense prefill kernels, as a positive integer; unset or
+  // anything else: 0. The launchers take 1 .. the cluster limit (8) and the
+  // plan's choice for anything else.
   int nvfp4_sm90_split = 0;
 };
 

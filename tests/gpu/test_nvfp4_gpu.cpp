@@ -142,6 +142,34 @@ TEST(Nvfp4Dense, WgmmaDecodeEverySplit) {
   fp8kit::reload_environment();
 }
 
+// Hopper's prefill kernel at every K split (1 .. 8 CTAs per cluster, forced
+// through FP8KIT_NVFP4_SM90_SPLIT) and both token tiles: ragged last ranks
+// (33 K blocks), ranks past K's end (2 blocks over 3 or more ranks), a K
+// tail of half a stage, ragged token and weight tiles, 17 .. 63 tokens (the
+// split's short grids), both scale layouts, every output type, a bias.
+TEST(Nvfp4Dense, WgmmaPrefillEverySplit) {
+  const Shape shapes[] = {{17, 700, 2080}, {200, 130, 128}, {63, 256, 1056}, {300, 64, 96}};
+  for (int splits = 1; splits <= fp8kit::nvfp4::sm90w::kMaxSplit; ++splits) {
+    setenv("FP8KIT_NVFP4_SM90_SPLIT", std::to_string(splits).c_str(), 1);
+    setenv("FP8KIT_NVFP4_SM90_TOKENS", splits % 2 ? "256" : "128", 1);
+    fp8kit::reload_environment();
+    for (int i = 0; i < 4; ++i) {
+      const Shape& sh = shapes[i];
+      Nvfp4Case c{sh.m, sh.n, sh.k};
+      c.a_type = (splits + i) % 2 ? FP8KIT_DTYPE_BF16 : FP8KIT_DTYPE_F16;
+      c.lda_pad = i == 2 ? 8 : 0;
+      c.d_type = kOuts[(splits + i) % 3];
+      c.bias = (splits + i) % 2 == 0;
+      c.b_layout = (splits + i) % 3 == 0 ? FP8KIT_NVFP4_SCALES_LINEAR : FP8KIT_NVFP4_SCALES_SWIZZLED;
+      SCOPED_TRACE("split " + std::to_string(splits) + ", shape " + std::to_string(i));
+      run_dense(c, FP8KIT_PATH_SM90_WGMMA);
+    }
+  }
+  unsetenv("FP8KIT_NVFP4_SM90_SPLIT");
+  unsetenv("FP8KIT_NVFP4_SM90_TOKENS");
+  fp8kit::reload_environment();
+}
+
 // Hopper's NVFP4 A beyond decode: widened to bf16 in the lent (poisoned)
 // workspace, then the W4A16 kernels; ragged rows and weights, padded A rows,
 // both A scale layouts, every output type, a bias, both token tiles' sizes.

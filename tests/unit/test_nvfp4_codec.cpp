@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/nvfp4_layout.hpp"
@@ -212,23 +214,44 @@ TEST(Nvfp4Plan, DecodeSplitKeepsTwoCtasPerSm) {
     }
 }
 
-// Hopper's W4A16 token tile: 128 where the 256-token grid leaves SMs idle,
-// 256 where both fill the waves alike.
-TEST(Nvfp4Plan, Sm90TokenTileFillsTheWaves) {
-  using nvfp4::sm90w::choose_tokens;
+// Hopper's W4A16 plan: the token tile and K split with the fewest waves of
+// the cheapest CTAs; grouped problems unsplit, 128 where the 256-token grid
+// leaves SMs idle, 256 where both fill the waves alike.
+TEST(Nvfp4Plan, Sm90PrefillPlanFillsTheWaves) {
+  using nvfp4::sm90w::choose_plan;
+  using nvfp4::sm90w::kMaxSplit;
+  using nvfp4::sm90w::Plan;
   using nvfp4::sm90w::Tokens;
   constexpr int kH200Sms = 132;
-  EXPECT_EQ(choose_tokens(4096, 4096, kH200Sms), Tokens::k256);   // 512 CTAs: 4 waves; 128: 8
-  EXPECT_EQ(choose_tokens(8192, 4096, kH200Sms), Tokens::k256);
-  EXPECT_EQ(choose_tokens(512, 4096, kH200Sms), Tokens::k128);    // 64 CTAs: half the SMs idle
-  EXPECT_EQ(choose_tokens(128, 4096, kH200Sms), Tokens::k128);    // one token tile: half its MMAs empty at 256
-  EXPECT_EQ(choose_tokens(2048, 7168, kH200Sms), Tokens::k256);   // 4 waves of 256 beat 7 of 128
-  EXPECT_EQ(choose_tokens(1024, 4096, kH200Sms), Tokens::k256);   // one wave either way
-  // Grouped: `groups` experts of m rows each (the host's estimate).
-  EXPECT_EQ(choose_tokens(64, 28672, kH200Sms, 8), Tokens::k128);   // Mixtral gate_up at 256 tokens: 1,792 CTAs either way
-  EXPECT_EQ(choose_tokens(512, 28672, kH200Sms, 8), Tokens::k256);  // at 2,048 tokens: 28 waves of 256, 55 of 128
-  EXPECT_EQ(choose_tokens(128, 1536, kH200Sms, 128), Tokens::k128); // Qwen3 gate_up: one tile per expert at 128
-  EXPECT_EQ(choose_tokens(4096, 4096, kH200Sms, 1), choose_tokens(4096, 4096, kH200Sms));
+  int wave[kMaxSplit + 1] = {};
+  for (int s = 1; s <= kMaxSplit; ++s) wave[s] = kH200Sms / s * s;  // one CTA per SM
+  auto plan = [&](int64_t m, int64_t n, int64_t k, int64_t groups = 1, int max_split = kMaxSplit) {
+    const Plan p = choose_plan(m, n, k, wave, groups, max_split);
+    return std::make_pair(p.tokens, p.splits);
+  };
+  using P = std::pair<Tokens, int>;
+  EXPECT_EQ(plan(4096, 4096, 4096), P(Tokens::k256, 1));   // 512 CTAs: 4 waves; 128: 8
+  EXPECT_EQ(plan(8192, 4096, 4096), P(Tokens::k256, 1));
+  EXPECT_EQ(plan(2048, 7168, 2048).first, Tokens::k256);   // 4 waves of 256 beat 7 of 128
+  EXPECT_EQ(plan(1024, 4096, 4096), P(Tokens::k256, 1));   // one wave either way
+  EXPECT_EQ(plan(512, 4096, 4096), P(Tokens::k256, 2));    // 64 tiles of 256 in 128 CTAs of half of K
+  EXPECT_EQ(plan(64, 4096, 4096), P(Tokens::k128, 4));     // 32 tiles over 128 SMs
+  EXPECT_EQ(plan(32, 4096, 4096).second, 4);
+  EXPECT_EQ(plan(64, 4096, 64 * 3).second, 1);             // three K blocks: the hand-off costs what a split saves
+  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{17, 128, 64}, {64, 4096, 128}, {300, 520, 1056},
+                                {64, 4096, 65536}}) {
+    const int s = plan(m, n, k).second;
+    const int64_t nkb = (k + 63) / 64, per = (nkb + s - 1) / s;
+    EXPECT_TRUE(s == 1 || (s - 1) * per < nkb) << m << " " << n << " " << k << ": no rank without K blocks";
+    EXPECT_LE(s, kMaxSplit);
+  }
+  wave[4] = 0;  // clusters of 4 cannot run
+  EXPECT_NE(plan(64, 4096, 4096).second, 4);
+  // Grouped: `groups` experts of m rows each (the host's estimate), never split.
+  EXPECT_EQ(plan(64, 28672, 4096, 8, 1), P(Tokens::k128, 1));   // Mixtral gate_up at 256 tokens: 1,792 CTAs either way
+  EXPECT_EQ(plan(512, 28672, 4096, 8, 1), P(Tokens::k256, 1));  // at 2,048 tokens: 28 waves of 256, 55 of 128
+  EXPECT_EQ(plan(128, 1536, 2048, 128, 1), P(Tokens::k128, 1)); // Qwen3 gate_up: one tile per expert at 128
+  EXPECT_EQ(plan(64, 512, 4096, 1, 1).second, 1);
   // Both tiles fit the opt-in shared memory, and their f32 staging the stages.
   EXPECT_LE(nvfp4::sm90w::TileT<Tokens::k256>::kSmemBytes, sm90::kSmemBytesMax);
   EXPECT_LE(nvfp4::sm90w::TileT<Tokens::k128>::kSmemBytes, sm90::kSmemBytesMax);

@@ -1,12 +1,14 @@
 // Device code both Hopper NVFP4 W4A16 kernels share (the prefill kernel,
 // nvfp4_sm90_kernel.cuh, and the decode kernel, nvfp4_sm90_decode_kernel.cuh):
-// a row's scales from a stage's swizzled tile and the epilogue's staged
-// store of D. Device code for sm_90a only: included under
-// FP8KIT_HAS_WGMMA.
+// a row's scales from a stage's swizzled tile, the K split's ranges and
+// hand-off of partial accumulators, and the epilogue's staged store of D.
+// Device code for sm_90a only: included under FP8KIT_HAS_WGMMA.
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+
+#include <cuda/ptx>
 
 #include <cstdint>
 
@@ -24,6 +26,49 @@ struct TileOrigin {
   int w0;
   int t0;
 };
+
+// This CTA's share of K: blocks [kb0, kb0 + count); the S CTAs of a
+// cluster take consecutive ranges, the last ones possibly short or empty.
+struct KRange {
+  int kb0;
+  int count;
+};
+__device__ __forceinline__ KRange k_range(int nkb, int splits, int rank) {
+  const int per = (nkb + splits - 1) / splits;
+  const int kb0 = rank * per;
+  const int end = kb0 + per < nkb ? kb0 + per : nkb;
+  return {kb0, end > kb0 ? end - kb0 : 0};
+}
+
+// Every thread of every CTA of the cluster (release, then acquire: the
+// partials written before it are visible to the other CTAs after it).
+__device__ __forceinline__ void cluster_sync() {
+  cuda::ptx::barrier_cluster_arrive();
+  cuda::ptx::barrier_cluster_wait();
+}
+
+// A consumer's partial accumulators (kRegs f32 per thread) in shared memory
+// as float4 columns: thread-fastest, so that a warp's accesses are contiguous.
+template <int kRegs>
+__device__ __forceinline__ void leave_partial(float4* slot, int thread, const float (&acc)[kRegs]) {
+#pragma unroll
+  for (int q = 0; q < kRegs / 4; ++q)
+    slot[q * kWarpgroupThreads + thread] = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
+}
+// Adds the partial that cluster CTA `rank` left at its `slot` (the same
+// offset as this CTA's) to acc, through distributed shared memory.
+template <int kRegs>
+__device__ __forceinline__ void add_partial(const float4* slot, uint32_t rank, int thread, float (&acc)[kRegs]) {
+  const uint32_t remote = hptx::cluster_address(slot, rank);
+#pragma unroll
+  for (int q = 0; q < kRegs / 4; ++q) {
+    const float4 v = hptx::ld_cluster_f32x4(remote + static_cast<uint32_t>((q * kWarpgroupThreads + thread) * sizeof(float4)));
+    acc[4 * q] += v.x;
+    acc[4 * q + 1] += v.y;
+    acc[4 * q + 2] += v.z;
+    acc[4 * q + 3] += v.w;
+  }
+}
 
 // The scale word (blocks 4 kb .. 4 kb + 3) of CTA weight row `local` from a
 // stage's swizzled tile.

@@ -8,6 +8,7 @@
 // 16-bit rows, K-major, as TMA lands them). D^T = B A^T.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 
 #include "core/nvfp4_layout.hpp"
@@ -56,11 +57,15 @@ struct TileT {
       kSmemBudget / (kStageBytes + kScaleTileBytes) < 8 ? kSmemBudget / (kStageBytes + kScaleTileBytes) : 8;
   static constexpr int kStagingBytes = kBlockT * staging_pitch(4);  // per consumer, the widest output (f32)
   static_assert(kConsumers * kStagingBytes <= kStages * kTokenTileBytes, "the epilogue's staging fits");
+  // A K split's partial of one consumer (kAccRegs f32 per thread) lies in
+  // that consumer's staging buffer, which its owner rank stages into.
+  static constexpr int kPartialBytes = kAccRegs * kWarpgroupThreads * 4;
+  static_assert(kPartialBytes <= kStagingBytes, "a consumer's partial fits its staging buffer");
 
   struct SharedStorage {
     // sT: (kBlockT, kBlockK) 16-bit tokens per stage, 128B-swizzled (TMA),
     // on a 1024-byte boundary (the wgmma descriptor's base offset is 0);
-    // after the K loop, the consumers' staging buffers.
+    // after the K loop, the consumers' staging buffers (a split's partials).
     alignas(kSwizzleAtomBytes) uint8_t tokens[kStages][kTokenTileBytes];
     // sW: (kBlockW, 32 bytes) packed weights per stage, unswizzled (TMA).
     alignas(kSwizzleAtomBytes) uint8_t weights[kStages][kWeightTileBytes];
@@ -82,28 +87,64 @@ enum Barrier : int {
   kStagingBase = 2,     // + consumer: one consumer's 128 threads around its staging buffer
 };
 
-// The host's choice of token tile: the fewest waves of CTAs times each CTA's
-// time, which is its tokens (the tensor work) plus the decode's cost per K
-// block that no wgmma hides, counted as kDecodeTokens tokens: fitted to the
-// H200 (both tiles forced, docs/perf/log/2026-12-03-nvfp4-sm90-wgmma.md:
-// 4096^3 takes 1.42x as long at 128 tokens, 512 x 4096^2 (one wave either
-// way) 0.75x; 2048 x 7168 x 2048 at 1.23x is predicted at 1.24). Ties keep
-// the wider tile (fewer decodes, less L2 traffic). `m` is the tokens of one
-// group of `groups` alike (dense: 1 group of M; grouped: the experts at the
-// rows per expert the host knows, nvfp4_sm90_gemm.cu).
+// The portable cluster size: the most CTAs that split one tile's K.
+constexpr int kMaxSplit = 8;
+
+// The host's plan of a prefill problem: the token tile and the K split (S
+// CTAs of a cluster take consecutive K ranges of one tile; consumer c's
+// partials meet in rank c, which finishes its 64 weight rows of the tile).
+struct Plan {
+  Tokens tokens;
+  int splits;
+};
+
+// The plan's cost, in tokens x K blocks of one CTA: the fewest waves of
+// CTAs times each CTA's time, plus the split's hand-off.
+// - A CTA's K block costs its tokens (the tensor work) plus the decode's
+//   cost that no wgmma hides, counted as kDecodeTokens tokens: fitted to the
+//   H200 (both tiles forced, docs/perf/log/2026-12-03-nvfp4-sm90-wgmma.md:
+//   4096^3 takes 1.42x as long at 128 tokens, 512 x 4096^2 (one wave either
+//   way) 0.75x; 2048 x 7168 x 2048 at 1.23x is predicted at 1.24).
+// - Each CTA adds kFixedBlocks blocks: the pipeline's fill (one HBM round
+//   trip before the first wgmma) and the epilogue's staged store.
+// - A split adds, per rank past the first, the owner's read of one partial
+//   (64 weight rows x the tile's tokens in f32) through distributed shared
+//   memory, counted as kRankTokens per token of the tile.
+// `wave[s]`: CTAs resident at once in clusters of s (the device's answer; 0
+// where a size cannot run). `m` is the tokens of one group of `groups`
+// alike (dense: 1 group of M; grouped: the experts at the rows per expert
+// the host knows, nvfp4_sm90_gemm.cu), `max_split` the most CTAs a tile's K
+// may be split over (grouped: 1). No CTA of a split is left without K
+// blocks. Ties keep the wider tile (fewer decodes, less L2 traffic), then
+// the smaller split.
 constexpr int64_t kDecodeTokens = 180;
-inline Tokens choose_tokens(int64_t m, int64_t n, int sm_count, int64_t groups = 1) {
-  auto cost = [&](Tokens t) {
-    const int64_t ctas = groups * ceil_div(n, int64_t{kBlockW}) * ceil_div(m, int64_t{tokens_of(t)});
-    return ceil_div(ctas, int64_t{sm_count}) * (tokens_of(t) + kDecodeTokens);
-  };
-  return cost(Tokens::k128) < cost(Tokens::k256) ? Tokens::k128 : Tokens::k256;
+constexpr int64_t kFixedBlocks = 4;
+constexpr int64_t kRankTokens = 3;
+inline Plan choose_plan(int64_t m, int64_t n, int64_t k, const int (&wave)[kMaxSplit + 1], int64_t groups = 1,
+                        int max_split = kMaxSplit) {
+  const int64_t nkb = ceil_div(k, int64_t{kBlockK});
+  Plan best{Tokens::k256, 1};
+  int64_t best_cost = INT64_MAX;
+  for (const Tokens t : {Tokens::k256, Tokens::k128}) {
+    const int64_t tokens = tokens_of(t);
+    const int64_t tiles = groups * ceil_div(n, int64_t{kBlockW}) * ceil_div(m, tokens);
+    for (int s = 1; s <= max_split; ++s) {
+      const int64_t per = ceil_div(nkb, int64_t{s});
+      if (wave[s] <= 0 || (s > 1 && (s - 1) * per >= nkb)) continue;
+      const int64_t cost = ceil_div(tiles * s, int64_t{wave[s]}) * (per + kFixedBlocks) * (tokens + kDecodeTokens) +
+                           (s - 1) * tokens * kRankTokens;
+      if (cost < best_cost) best = {t, s}, best_cost = cost;
+    }
+  }
+  return best;
 }
 
-// Tokens from which the host prefers this path (W4A16, Hopper): at 32
-// tokens it and the 16-row CTA tile of sm75_hmma take the same time
-// (54 / 53 us at 32 x 4096 x 4096), at 64 it is 2.6x faster (36.6 / 95.6).
-constexpr int64_t kMinTokens = 64;
+// Tokens from which the host prefers this path (W4A16, Hopper): past the
+// decode kernel's 16. Unsplit, at 32 tokens it and the 16-row CTA tile of
+// sm75_hmma took the same time (54 / 53 us at 32 x 4096 x 4096), at 64 it
+// was 2.6x faster (36.6 / 95.6); the K split spreads such short grids over
+// the SMs.
+constexpr int64_t kMinTokens = 17;
 // A grouped problem goes to this path from that many rows per expert (the
 // host's estimate: contiguous T / E, masked max_m). Qwen3-30B-A3B gate_up,
 // 128 experts, contiguous, both paths forced on an H100: at 16 rows per

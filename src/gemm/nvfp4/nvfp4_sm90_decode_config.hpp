@@ -61,7 +61,7 @@ constexpr int kDecodeTokenBytes = kDecodeTokens16 * kTokenRowBytes;  // 2 KB per
 constexpr int kDecodePackedTokenBytes = kDecodeTokens16 * kPackedRowBytes;
 constexpr int kDecodeCtasPerSm = 2;  // two CTAs' decode hides each other's waits
 constexpr int kDecodeStages = 8;     // 8.5 KB each: two CTAs in 140 KB, 72 KB of weights in flight per SM
-constexpr int kDecodeMaxSplit = 8;   // the portable cluster size
+constexpr int kDecodeMaxSplit = kMaxSplit;
 // Threads of the producer warpgroup: thread 0 issues the TMA copies, the two
 // warps from kTokenWarp permute the tokens (and decode NVFP4 ones: one warp
 // alone, about 220 instructions per block, gated the consumers); the rest

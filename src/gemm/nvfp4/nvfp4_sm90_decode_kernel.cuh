@@ -46,18 +46,6 @@ namespace fp8kit::nvfp4::sm90w {
 
 #if FP8KIT_HAS_WGMMA
 
-// This CTA's share of K: blocks [kb0, kb0 + count).
-struct KRange {
-  int kb0;
-  int count;
-};
-__device__ __forceinline__ KRange k_range(int nkb, int splits, int rank) {
-  const int per = (nkb + splits - 1) / splits;
-  const int kb0 = rank * per;
-  const int end = kb0 + per < nkb ? kb0 + per : nkb;
-  return {kb0, end > kb0 ? end - kb0 : 0};
-}
-
 template <bool kA4>
 __device__ __forceinline__ void produce_decode(const CUtensorMap* tmap_t, const CUtensorMap* tmap_w,
                                                const Nvfp4Params& p, TileOrigin o, KRange r, DecodeStorage& s) {
@@ -288,31 +276,6 @@ __device__ __forceinline__ void decode_loop(const Nvfp4Params& p, TileOrigin o, 
 __device__ __forceinline__ float4* decode_slot(DecodeStorage& s, int consumer) {
   return reinterpret_cast<float4*>(s.raw[0]) + consumer * (kWarpgroupThreads * kDecodeAccRegs / 4);
 }
-__device__ __forceinline__ void leave_partial(DecodeStorage& s, int consumer, int thread,
-                                              const float (&acc)[kDecodeAccRegs]) {
-  float4* slot = decode_slot(s, consumer);
-#pragma unroll
-  for (int q = 0; q < kDecodeAccRegs / 4; ++q)
-    slot[q * kWarpgroupThreads + thread] = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
-}
-__device__ __forceinline__ void add_partials(DecodeStorage& s, int consumer, int thread, int splits,
-                                             float (&acc)[kDecodeAccRegs]) {
-  for (int rank = 1; rank < splits; ++rank) {
-    const uint32_t remote = hptx::cluster_address(decode_slot(s, consumer), static_cast<uint32_t>(rank));
-#pragma unroll
-    for (int q = 0; q < kDecodeAccRegs / 4; ++q) {
-      const float4 v = hptx::ld_cluster_f32x4(remote + static_cast<uint32_t>((q * kWarpgroupThreads + thread) * sizeof(float4)));
-      acc[4 * q] += v.x;
-      acc[4 * q + 1] += v.y;
-      acc[4 * q + 2] += v.z;
-      acc[4 * q + 3] += v.w;
-    }
-  }
-}
-__device__ __forceinline__ void cluster_sync() {
-  cuda::ptx::barrier_cluster_arrive();
-  cuda::ptx::barrier_cluster_wait();
-}
 
 #endif  // FP8KIT_HAS_WGMMA
 
@@ -362,9 +325,10 @@ __global__ void __launch_bounds__(kThreads, kDecodeCtasPerSm)
   else decode_loop<kBf16, false>(p, o, r, s, consumer, thread, acc);
   hptx::griddep_launch_dependents();
   if (splits > 1) {
-    if (rank != 0) leave_partial(s, consumer, thread, acc);
+    if (rank != 0) leave_partial(decode_slot(s, consumer), thread, acc);
     cluster_sync();
-    if (rank == 0) add_partials(s, consumer, thread, splits, acc);
+    if (rank == 0)
+      for (int from = 1; from < splits; ++from) add_partial(decode_slot(s, consumer), static_cast<uint32_t>(from), thread, acc);
     cluster_sync();
     if (rank != 0) return;
   }

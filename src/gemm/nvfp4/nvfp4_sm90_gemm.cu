@@ -144,17 +144,49 @@ bool granular(const void* ptr, int64_t ld_bytes) {
   return reinterpret_cast<uintptr_t>(ptr) % sm90::kTmaGranule == 0 && ld_bytes % sm90::kTmaGranule == 0;
 }
 
-// The token tile of `groups` groups of m tokens: FP8KIT_NVFP4_SM90_TOKENS's
-// when it names one, else the plan's.
-Tokens token_tile(int64_t m, int64_t n, int64_t groups, const DeviceInfo& dev) {
-  const int forced = environment().nvfp4_sm90_tokens;
-  if (forced == tokens_of(Tokens::k128)) return Tokens::k128;
-  if (forced == tokens_of(Tokens::k256)) return Tokens::k256;
-  return choose_tokens(m, n, dev.sm_count, groups);
+int64_t tiles_of(const Nvfp4Params& p, Tokens t) {
+  return ceil_div(int64_t{p.n}, int64_t{kBlockW}) * ceil_div(int64_t{p.m}, int64_t{tokens_of(t)});
 }
 
-int64_t ctas_of(const Nvfp4Params& p, Tokens t) {
-  return ceil_div(int64_t{p.n}, int64_t{kBlockW}) * ceil_div(int64_t{p.m}, int64_t{tokens_of(t)});
+// CTAs of the prefill kernels resident at once in clusters of s = 1 ..
+// kMaxSplit (the device's answer per size, asked once per device, of the
+// kernel with the most shared memory: every prefill kernel holds an SM
+// alone).
+static_assert(2 * TileT<Tokens::k128>::kSmemBytes > fp8kit::sm90::kSmemBytesMax &&
+                  2 * TileT<Tokens::k256>::kSmemBytes > fp8kit::sm90::kSmemBytesMax,
+              "one prefill CTA per SM");
+std::atomic<int> g_prefill_clusters[kMaxSplit + 1][sm90::kAttrDevices];
+cudaError_t prefill_waves(const DeviceInfo& dev, int (&wave)[kMaxSplit + 1]) {
+  constexpr Tokens kWidest = TileT<Tokens::k256>::kSmemBytes >= TileT<Tokens::k128>::kSmemBytes ? Tokens::k256
+                                                                                                 : Tokens::k128;
+  const Kernel k = cta_kernel<Problem::kDense>(kWidest, true);
+  if (const cudaError_t e = sm90::allow_smem(k.fn, k.smem, dev.device, smem_set<Problem::kDense>(kWidest, true));
+      e != cudaSuccess)
+    return e;
+  wave[0] = 0;
+  wave[1] = dev.sm_count;
+  for (int s = 2; s <= kMaxSplit; ++s)
+    wave[s] = s * sm90::resident_clusters(k.fn, k.smem, s, dev.device, g_prefill_clusters[s]);
+  return cudaSuccess;
+}
+
+// The plan of `groups` groups of m tokens, K split over at most max_split
+// CTAs (and the grid within 2^31 - 1 CTAs): the cost model's
+// (choose_plan), where FP8KIT_NVFP4_SM90_TOKENS and FP8KIT_NVFP4_SM90_SPLIT
+// do not force the token tile or the split.
+cudaError_t prefill_plan(int64_t m, int64_t n, int64_t k, int64_t groups, int max_split, const DeviceInfo& dev,
+                         Plan* plan) {
+  int wave[kMaxSplit + 1];
+  if (const cudaError_t e = prefill_waves(dev, wave); e != cudaSuccess) return e;
+  const int64_t tiles128 = groups * ceil_div(n, int64_t{kBlockW}) * ceil_div(m, int64_t{tokens_of(Tokens::k128)});
+  while (max_split > 1 && tiles128 * max_split > INT_MAX) --max_split;
+  *plan = choose_plan(m, n, k, wave, groups, max_split);
+  const Environment& env = environment();
+  if (env.nvfp4_sm90_tokens == tokens_of(Tokens::k128)) plan->tokens = Tokens::k128;
+  if (env.nvfp4_sm90_tokens == tokens_of(Tokens::k256)) plan->tokens = Tokens::k256;
+  if (env.nvfp4_sm90_split >= 1 && env.nvfp4_sm90_split <= kMaxSplit)
+    plan->splits = std::min(env.nvfp4_sm90_split, max_split);
+  return cudaSuccess;
 }
 
 // CTAs resident at once in clusters of s = 1 .. kDecodeMaxSplit (the
@@ -241,7 +273,7 @@ std::string refusal(const Nvfp4Params& p, const DeviceInfo& dev) {
            " run the CTA tiles of sm75_hmma";
   if (!granular(p.a, a4 ? p.lda : p.lda * 2) || !granular(p.b, p.ldb))
     return "sm90_wgmma reads A and B by TMA: their base addresses and row strides must be multiples of 16 bytes";
-  if (ctas_of(p, Tokens::k128) > INT_MAX) return "the problem needs more than 2^31 - 1 CTAs of sm90_wgmma";
+  if (tiles_of(p, Tokens::k128) > INT_MAX) return "the problem needs more than 2^31 - 1 CTAs of sm90_wgmma";
   if (sm90::encode_fn() == nullptr) return "sm90_wgmma needs cuTensorMapEncodeTiled (CUDA driver 12.0 or newer)";
   return {};
 }
@@ -339,7 +371,9 @@ cudaError_t launch_dense(const Nvfp4Params& p, const DeviceInfo& dev, bool progr
     return launch_dense(widened(p), dev, programmatic, stream, kernel);
   }
   const bool bf16 = p.a_type == FP8KIT_DTYPE_BF16;
-  const Tokens t = token_tile(p.m, p.n, 1, dev);
+  Plan plan{};
+  if (const cudaError_t e = prefill_plan(p.m, p.n, p.k, 1, kMaxSplit, dev, &plan); e != cudaSuccess) return e;
+  const Tokens t = plan.tokens;
   const Kernel k = cta_kernel<Problem::kDense>(t, bf16);
   *kernel = k.name;
   CUtensorMap tmap_t{}, tmap_w{};
@@ -349,8 +383,10 @@ cudaError_t launch_dense(const Nvfp4Params& p, const DeviceInfo& dev, bool progr
       e != cudaSuccess)
     return e;
   Nvfp4Params q = p;
-  void* args[] = {&tmap_t, &tmap_w, &q};
-  return sm90::launch_kernel(k.fn, static_cast<int>(ctas_of(p, t)), k.smem, stream, args, false);
+  int splits = plan.splits;
+  void* args[] = {&tmap_t, &tmap_w, &q, &splits};
+  return sm90::launch_kernel(k.fn, static_cast<int>(tiles_of(p, t) * splits), k.smem, stream, args, false,
+                             splits);
 }
 
 cudaError_t launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, bool programmatic,
@@ -361,7 +397,11 @@ cudaError_t launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, b
     if (const cudaError_t e = launch_widen(g.dense, w, dev, stream, kernel); e != cudaSuccess) return e;
     return launch_grouped(widened(g), dev, programmatic, stream, kernel);
   }
-  const Tokens t = token_tile(grouped_rows_per_expert(g), g.dense.n, g.experts, dev);
+  Plan plan{};
+  if (const cudaError_t e = prefill_plan(grouped_rows_per_expert(g), g.dense.n, g.dense.k, g.experts, 1, dev, &plan);
+      e != cudaSuccess)
+    return e;
+  const Tokens t = plan.tokens;
   const bool bf16 = g.dense.a_type == FP8KIT_DTYPE_BF16;
   const Kernel k = cta_kernel<Problem::kGrouped>(t, bf16);
   *kernel = k.name;

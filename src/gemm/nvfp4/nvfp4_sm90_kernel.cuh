@@ -22,6 +22,13 @@
 // 512-byte tile of the CTA's 128 rows); linear ones from global memory, two
 // blocks ahead.
 //
+// K split (dense only): the S CTAs of a cluster (grid = tiles x S) take
+// consecutive K ranges of one tile. Consumer c's partials meet in rank c
+// (S >= 2 = kConsumers): the other ranks' consumer c leave theirs in their
+// staging buffer c, and rank c's adds them in rank order through
+// distributed shared memory (deterministic), then runs the epilogue for its
+// 64 weight rows.
+//
 // Epilogue: both consumers past their last wgmma, each stages its tile
 // (kBlockT tokens x 64 weights) transposed into the stages' memory, alpha
 // and bias applied, then stores D's token rows in 16-byte pieces.
@@ -50,20 +57,19 @@
 namespace fp8kit::nvfp4::sm90w {
 
 #if FP8KIT_HAS_WGMMA
-// The tile of CTA blockIdx.x: weight tiles fastest, so the CTAs resident at
+// Tile `tile` of the grid: weight tiles fastest, so the CTAs resident at
 // once share their token tiles in L2.
 template <Tokens kT>
-__device__ __forceinline__ TileOrigin tile_origin(const Nvfp4Params& p) {
+__device__ __forceinline__ TileOrigin tile_origin(const Nvfp4Params& p, int tile) {
   const int tiles_w = (p.n + kBlockW - 1) / kBlockW;
-  return {static_cast<int>(blockIdx.x % tiles_w) * kBlockW,
-          static_cast<int>(blockIdx.x / tiles_w) * TileT<kT>::kBlockT};
+  return {tile % tiles_w * kBlockW, tile / tiles_w * TileT<kT>::kBlockT};
 }
 
 // `at`: the tile's coordinates in the tensor maps (a dense tile's are `o`; a
 // grouped tile's count from the top of all experts' tokens and weights).
 template <Tokens kT>
 __device__ __forceinline__ void produce(const CUtensorMap* tmap_t, const CUtensorMap* tmap_w, const Nvfp4Params& p,
-                                        TileOrigin o, TileOrigin at, int nkb, typename TileT<kT>::SharedStorage& s) {
+                                        TileOrigin o, TileOrigin at, KRange r, typename TileT<kT>::SharedStorage& s) {
   using C = TileT<kT>;
   hptx::prefetch_tensormap(tmap_t);
   hptx::prefetch_tensormap(tmap_w);
@@ -72,9 +78,10 @@ __device__ __forceinline__ void produce(const CUtensorMap* tmap_t, const CUtenso
   const bool scale_tiles = is_swizzled(p.b_scale_layout);
   const uint8_t* scale_row = p.b_scale + int64_t{o.w0 / kTileRows} * (padded_blocks(p.k) / kTileBlocks) * kTileBytes;
   const uint32_t stage_bytes = static_cast<uint32_t>(C::kStageBytes + (scale_tiles ? kScaleTileBytes : 0));
-  for (int kb = 0; kb < nkb; ++kb) {
-    const int st = kb % C::kStages;
-    const uint32_t phase = (kb / C::kStages) & 1u;
+  for (int i = 0; i < r.count; ++i) {
+    const int st = i % C::kStages;
+    const uint32_t phase = (i / C::kStages) & 1u;
+    const int kb = r.kb0 + i;
     hptx::wait_barrier(&s.empty[st], phase ^ 1u);
     // The full boxes count, where TMA zero-fills rows past M or N and the K tail.
     cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
@@ -121,24 +128,32 @@ __device__ __forceinline__ void decode_stage(const uint8_t* weights, int row, ui
   }
 }
 
-// One consumer's K loop into acc (overwritten). kScaleTiles: the scales
+// One consumer's K range into acc (overwritten; zero for an empty range). kScaleTiles: the scales
 // are swizzled and come with the stages (a template parameter, so that the
 // linear layout's loads cost the swizzled loop no predicated instruction).
 template <Tokens kT, bool kBf16, bool kScaleTiles>
-__device__ __forceinline__ void mma_loop(const Nvfp4Params& p, TileOrigin o, int nkb,
+__device__ __forceinline__ void mma_loop(const Nvfp4Params& p, TileOrigin o, KRange r,
                                          typename TileT<kT>::SharedStorage& s, int consumer, int thread,
                                          float (&acc)[TileT<kT>::kAccRegs]) {
   using C = TileT<kT>;
   constexpr int kStages = C::kStages;
+  const int nkb = r.count;
+  if (nkb == 0) {
+#pragma unroll
+    for (int j = 0; j < C::kAccRegs; ++j) acc[j] = 0.f;
+    return;
+  }
   const int warp = thread / 32, lane = thread % 32, g = lane / 4, t = lane % 4;
   const int local = consumer * kWgmmaM + warp * 16 + g;  // row r within the CTA's weights
   const int row = local * kPackedRowBytes;
   const uint32_t gather = static_cast<uint32_t>(t | ((t + 4) << 4));  // byte t of x, byte t of y
   const int n_r = o.w0 + local;
-  // Linear scales: from global memory two blocks ahead of their use;
-  // swizzled ones come with the stage (tile_scale_word at the decode).
-  auto scale_words = [&](int kb, uint32_t& sr, uint32_t& sr8) {
-    const bool load = !kScaleTiles && kb < nkb;
+  // Linear scales: those of the range's block i from global memory two
+  // blocks ahead of their use; swizzled ones come with the stage
+  // (tile_scale_word at the decode).
+  auto scale_words = [&](int i, uint32_t& sr, uint32_t& sr8) {
+    const bool load = !kScaleTiles && i < nkb;
+    const int kb = r.kb0 + i;
     sr = load ? load_scale_word(p.b_scale, p.b_scale_layout, n_r, p.n, kb, p.k_blocks) : 0u;
     sr8 = load ? load_scale_word(p.b_scale, p.b_scale_layout, n_r + 8, p.n, kb, p.k_blocks) : 0u;
   };
@@ -195,17 +210,29 @@ __device__ __forceinline__ void mma_loop(const Nvfp4Params& p, TileOrigin o, int
   hptx::arrive_no_state(&s.empty[(nkb - 1) % kStages]);
 }
 
+// `splits` CTAs of the cluster share the tile's K; this one is `rank`.
 template <Tokens kT, bool kBf16>
-__device__ __forceinline__ void consume(const Nvfp4Params& p, TileOrigin o, int nkb,
+__device__ __forceinline__ void consume(const Nvfp4Params& p, TileOrigin o, KRange r, int splits, int rank,
                                         typename TileT<kT>::SharedStorage& s, int consumer, int thread) {
   using C = TileT<kT>;
   float acc[C::kAccRegs];
-  if (is_swizzled(p.b_scale_layout)) mma_loop<kT, kBf16, true>(p, o, nkb, s, consumer, thread, acc);
-  else mma_loop<kT, kBf16, false>(p, o, nkb, s, consumer, thread, acc);
+  if (is_swizzled(p.b_scale_layout)) mma_loop<kT, kBf16, true>(p, o, r, s, consumer, thread, acc);
+  else mma_loop<kT, kBf16, false>(p, o, r, s, consumer, thread, acc);
   // Both consumers' wgmma have read their last stage: the stages become the
   // staging buffers.
   hptx::named_barrier<kConsumers * kWarpgroupThreads>(kConsumersDone);
   uint8_t* staging = s.tokens[0] + consumer * C::kStagingBytes;
+  if (splits > 1) {
+    float4* slot = reinterpret_cast<float4*>(staging);
+    const bool owner = rank == consumer;
+    if (!owner) leave_partial(slot, thread, acc);
+    cluster_sync();
+    if (owner)
+      for (int from = 0; from < splits; ++from)
+        if (from != rank) add_partial(slot, static_cast<uint32_t>(from), thread, acc);
+    cluster_sync();  // the partials stay until their owner has read them
+    if (!owner) return;
+  }
   switch (p.d_type) {
     case FP8KIT_DTYPE_BF16: store_tile<TileT<kT>::kBlockT, __nv_bfloat16>(p, o, consumer, thread, acc, staging); break;
     case FP8KIT_DTYPE_F16: store_tile<TileT<kT>::kBlockT, __half>(p, o, consumer, thread, acc, staging); break;
@@ -213,11 +240,13 @@ __device__ __forceinline__ void consume(const Nvfp4Params& p, TileOrigin o, int 
   }
 }
 
-// The CTA's whole tile (o in problem p, at in the tensor maps), its shared
-// memory placed from smem_raw. Every thread of the CTA calls it.
+// The CTA's tile (o in problem p, at in the tensor maps) over the K range
+// of `rank` of `splits`, its shared memory placed from smem_raw. Every
+// thread of the CTA calls it.
 template <Tokens kT, bool kBf16>
 __device__ __forceinline__ void run_cta(const CUtensorMap* tmap_t, const CUtensorMap* tmap_w, const Nvfp4Params& p,
-                                        TileOrigin o, TileOrigin at, uint8_t* smem_raw) {
+                                        TileOrigin o, TileOrigin at, uint8_t* smem_raw, int splits = 1,
+                                        int rank = 0) {
   const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
   using C = TileT<kT>;
   auto& s = *reinterpret_cast<typename C::SharedStorage*>(
@@ -230,27 +259,34 @@ __device__ __forceinline__ void run_cta(const CUtensorMap* tmap_t, const CUtenso
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
   __syncthreads();
-  const int nkb = (p.k + kBlockK - 1) / kBlockK;
+  const KRange r = k_range((p.k + kBlockK - 1) / kBlockK, splits, rank);
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   if (warpgroup == 0) {
     hptx::setmaxnreg_dec<fp8kit::sm90::kProducerRegs>();
-    if (threadIdx.x == 0) produce<kT>(tmap_t, tmap_w, p, o, at, nkb, s);
+    if (threadIdx.x == 0) produce<kT>(tmap_t, tmap_w, p, o, at, r, s);
+    if (splits > 1) {  // the consumers' two cluster barriers count every thread
+      cluster_sync();
+      cluster_sync();
+    }
   } else {
     hptx::setmaxnreg_inc<fp8kit::sm90::kConsumerRegs>();
-    consume<kT, kBf16>(p, o, nkb, s, warpgroup - 1, threadIdx.x % kWarpgroupThreads);
+    consume<kT, kBf16>(p, o, r, splits, rank, s, warpgroup - 1, threadIdx.x % kWarpgroupThreads);
   }
 }
 
 #endif  // FP8KIT_HAS_WGMMA
 
+// Grid: tiles x splits CTAs, clusters of `splits` along x when splits > 1
+// (then at least kConsumers: each consumer's rows have their own owner rank).
 template <Tokens kT, bool kBf16>
 __global__ void __launch_bounds__(kThreads, 1)
     nvfp4_sm90_gemm_kernel(const __grid_constant__ CUtensorMap tmap_t, const __grid_constant__ CUtensorMap tmap_w,
-                           const Nvfp4Params p) {
+                           const Nvfp4Params p, int splits) {
 #if FP8KIT_HAS_WGMMA
   extern __shared__ uint8_t smem_raw[];
-  const TileOrigin o = tile_origin<kT>(p);
-  run_cta<kT, kBf16>(&tmap_t, &tmap_w, p, o, o, smem_raw);
+  const int rank = splits > 1 ? static_cast<int>(cuda::ptx::get_sreg_cluster_ctarank()) : 0;
+  const TileOrigin o = tile_origin<kT>(p, static_cast<int>(blockIdx.x) / splits);
+  run_cta<kT, kBf16>(&tmap_t, &tmap_w, p, o, o, smem_raw, splits, rank);
 #endif
 }
 
