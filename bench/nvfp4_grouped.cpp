@@ -122,7 +122,7 @@ void run_nvfp4_grouped_decode(cudaStream_t stream, int warmups, int replays, dou
       fp8kit_nvfp4_operands& op = g.op;
       if (w4a4) op.a = a4.get(), op.lda = c.k / 2, op.a_type = FP8KIT_DTYPE_NVFP4, op.a_scale = a4s.get();
       else op.a = a.get(), op.lda = c.k, op.a_type = FP8KIT_DTYPE_BF16;
-      op.b_type = FP8KIT_DTYPE_NVFP4, op.ldb = c.k / 2;
+      op.b = wp, op.ldb = c.k / 2, op.b_type = FP8KIT_DTYPE_NVFP4, op.b_scale = sp;  // each call: its layer's
       op.d = d.get(), op.ldd = c.n, op.d_type = FP8KIT_DTYPE_BF16;
       const fp8kit_gemm_options o = lend_workspace(g, &workspace);
       auto call = [&](int i) {

@@ -94,7 +94,7 @@ def main():
     if args.costs:
         costs = tuple(float(x) for x in args.costs.split(","))
     else:
-        grid = [(d, f, r) for d in range(0, 1201, 20) for f in range(0, 17) for r in (0, 1, 2, 3, 4, 6, 8, 12, 16)]
+        grid = [(d, f, r) for d in range(0, 801, 20) for f in range(0, 41, 2) for r in (0, 2, 4, 6, 8, 12, 16, 20, 24, 32, 40, 48)]
         costs = min(grid, key=lambda c: fit_error(times, waves, c)[0])
     err, c = fit_error(times, waves, costs)
     print(f"costs DECODE={costs[0]:g} FIXED={costs[1]:g} RANK={costs[2]:g}: rms log error {math.sqrt(err):.3f}, "

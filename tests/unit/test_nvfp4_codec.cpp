@@ -232,10 +232,10 @@ TEST(Nvfp4Plan, Sm90PrefillPlanFillsTheWaves) {
   using P = std::pair<Tokens, int>;
   EXPECT_EQ(plan(4096, 4096, 4096), P(Tokens::k256, 1));   // 512 CTAs: 4 waves; 128: 8
   EXPECT_EQ(plan(8192, 4096, 4096), P(Tokens::k256, 1));
-  EXPECT_EQ(plan(2048, 7168, 2048).first, Tokens::k256);   // 4 waves of 256 beat 7 of 128
+  EXPECT_EQ(plan(2048, 7168, 2048), P(Tokens::k256, 1));   // 4 waves of 256 beat 7 of 128; a split adds waves
   EXPECT_EQ(plan(1024, 4096, 4096), P(Tokens::k256, 1));   // one wave either way
   EXPECT_EQ(plan(512, 4096, 4096), P(Tokens::k256, 2));    // 64 tiles of 256 in 128 CTAs of half of K
-  EXPECT_EQ(plan(64, 4096, 4096), P(Tokens::k128, 4));     // 32 tiles over 128 SMs
+  EXPECT_EQ(plan(64, 4096, 4096), P(Tokens::k128, 4));     // 32 tiles over 128 SMs (3 where 128 CTAs take two waves)
   EXPECT_EQ(plan(32, 4096, 4096).second, 4);
   EXPECT_EQ(plan(64, 4096, 64 * 3).second, 1);             // three K blocks: the hand-off costs what a split saves
   for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{17, 128, 64}, {64, 4096, 128}, {300, 520, 1056},
@@ -245,6 +245,8 @@ TEST(Nvfp4Plan, Sm90PrefillPlanFillsTheWaves) {
     EXPECT_TRUE(s == 1 || (s - 1) * per < nkb) << m << " " << n << " " << k << ": no rank without K blocks";
     EXPECT_LE(s, kMaxSplit);
   }
+  wave[4] = 124;  // 31 clusters of 4, as an H100 may hold: 128 CTAs take two waves
+  EXPECT_EQ(plan(64, 4096, 4096).second, 3);
   wave[4] = 0;  // clusters of 4 cannot run
   EXPECT_NE(plan(64, 4096, 4096).second, 4);
   // Grouped: `groups` experts of m rows each (the host's estimate), never split.

@@ -105,11 +105,18 @@ struct Plan {
 //   H200 (both tiles forced, docs/perf/log/2026-12-03-nvfp4-sm90-wgmma.md:
 //   4096^3 takes 1.42x as long at 128 tokens, 512 x 4096^2 (one wave either
 //   way) 0.75x; 2048 x 7168 x 2048 at 1.23x is predicted at 1.24).
-// - Each CTA adds kFixedBlocks blocks: the pipeline's fill (one HBM round
-//   trip before the first wgmma) and the epilogue's staged store.
+// - Each CTA adds kFixedBlocks blocks: the launch, the pipeline's fill
+//   before the first wgmma and the epilogue's staged store.
 // - A split adds, per rank past the first, the owner's read of one partial
 //   (64 weight rows x the tile's tokens in f32) through distributed shared
-//   memory, counted as kRankTokens per token of the tile.
+//   memory and the wait for the slowest rank, counted as kRankTokens per
+//   token of the tile.
+// kFixedBlocks and kRankTokens are fitted to an H100 sweep of both tiles at
+// splits 1-8 over 11 shapes of 32-4096 tokens, kDecodeTokens kept (the same
+// error; dev/nvfp4/fit_prefill_plan.py,
+// docs/perf/log/2026-12-07-nvfp4-prefill-split.md): a CTA's fixed cost is
+// about 20 of its blocks (64 x 4096 x 4096 unsplit 36.7 us, split in two
+// 25.3, in three 24.2, where its K blocks alone would give 18 and 12).
 // `wave[s]`: CTAs resident at once in clusters of s (the device's answer; 0
 // where a size cannot run). `m` is the tokens of one group of `groups`
 // alike (dense: 1 group of M; grouped: the experts at the rows per expert
@@ -118,8 +125,8 @@ struct Plan {
 // blocks. Ties keep the wider tile (fewer decodes, less L2 traffic), then
 // the smaller split.
 constexpr int64_t kDecodeTokens = 180;
-constexpr int64_t kFixedBlocks = 4;
-constexpr int64_t kRankTokens = 3;
+constexpr int64_t kFixedBlocks = 20;
+constexpr int64_t kRankTokens = 8;
 inline Plan choose_plan(int64_t m, int64_t n, int64_t k, const int (&wave)[kMaxSplit + 1], int64_t groups = 1,
                         int max_split = kMaxSplit) {
   const int64_t nkb = ceil_div(k, int64_t{kBlockK});
@@ -139,12 +146,6 @@ inline Plan choose_plan(int64_t m, int64_t n, int64_t k, const int (&wave)[kMaxS
   return best;
 }
 
-// Tokens from which the host prefers this path (W4A16, Hopper): past the
-// decode kernel's 16. Unsplit, at 32 tokens it and the 16-row CTA tile of
-// sm75_hmma took the same time (54 / 53 us at 32 x 4096 x 4096), at 64 it
-// was 2.6x faster (36.6 / 95.6); the K split spreads such short grids over
-// the SMs.
-constexpr int64_t kMinTokens = 17;
 // A grouped problem goes to this path from that many rows per expert (the
 // host's estimate: contiguous T / E, masked max_m). Qwen3-30B-A3B gate_up,
 // 128 experts, contiguous, both paths forced on an H100: at 16 rows per

@@ -1,6 +1,7 @@
 // NVFP4 GEMM on Hopper (sm_90a only): the weights decoded in registers into
-// bf16 / f16 wgmma, the tokens by TMA. Three kernels: prefill (W4A16, at
-// least sm90w::kMinTokens rows, nvfp4_sm90_kernel.cuh), decode (W4A16 and
+// bf16 / f16 wgmma, the tokens by TMA. Three kernels: prefill (W4A16, more
+// than kDecodeTokens16 rows, K split over a cluster where the tiles are
+// few, nvfp4_sm90_kernel.cuh), decode (W4A16 and
 // W4A4, at most kDecodeTokens16 rows, nvfp4_sm90_decode_kernel.cuh, K split
 // over a cluster; below kDecodeMinTokens rows, and NVFP4 rows, only the
 // grids it splits little) and
@@ -9,8 +10,8 @@
 // A beyond decode, dense or grouped, widened to bf16 into the caller's
 // workspace (nvfp4_sm90_widen_kernel.cuh) and run as W4A16.
 // Host side: which problems it takes, the tensor maps, the split and the
-// launch. The rows between, W4A4 beyond decode without workspace and smaller
-// experts run sm75_hmma.
+// launch. Decode rows the split rule leaves out, W4A4 beyond decode
+// without workspace and smaller experts run sm75_hmma.
 #include "arch/config.hpp"
 
 #if defined(__CUDA_ARCH__) && !FP8KIT_HAS_WGMMA
@@ -267,10 +268,6 @@ std::string refusal(const Nvfp4Params& p, const DeviceInfo& dev) {
              " CTAs per weight tile or fewer (here " + std::to_string(splits) + "); the decode tiles of sm75_hmma run it";
     }
   }
-  if (p.m > kDecodeTokens16 && p.m < kMinTokens)
-    return "sm90_wgmma takes at most " + std::to_string(kDecodeTokens16) + " or at least " +
-           std::to_string(kMinTokens) + " tokens; " + std::to_string(p.m) +
-           " run the CTA tiles of sm75_hmma";
   if (!granular(p.a, a4 ? p.lda : p.lda * 2) || !granular(p.b, p.ldb))
     return "sm90_wgmma reads A and B by TMA: their base addresses and row strides must be multiples of 16 bytes";
   if (tiles_of(p, Tokens::k128) > INT_MAX) return "the problem needs more than 2^31 - 1 CTAs of sm90_wgmma";
