@@ -62,7 +62,8 @@ __device__ __forceinline__ void add_partial(const float4* slot, uint32_t rank, i
   const uint32_t remote = hptx::cluster_address(slot, rank);
 #pragma unroll
   for (int q = 0; q < kRegs / 4; ++q) {
-    const float4 v = hptx::ld_cluster_f32x4(remote + static_cast<uint32_t>((q * kWarpgroupThreads + thread) * sizeof(float4)));
+    const uint32_t at = static_cast<uint32_t>((q * kWarpgroupThreads + thread) * sizeof(float4));
+    const float4 v = hptx::ld_cluster_f32x4(remote + at);
     acc[4 * q] += v.x;
     acc[4 * q + 1] += v.y;
     acc[4 * q + 2] += v.z;

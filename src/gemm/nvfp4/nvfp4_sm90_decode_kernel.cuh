@@ -328,7 +328,8 @@ __global__ void __launch_bounds__(kThreads, kDecodeCtasPerSm)
     if (rank != 0) leave_partial(decode_slot(s, consumer), thread, acc);
     cluster_sync();
     if (rank == 0)
-      for (int from = 1; from < splits; ++from) add_partial(decode_slot(s, consumer), static_cast<uint32_t>(from), thread, acc);
+      for (int from = 1; from < splits; ++from)
+        add_partial(decode_slot(s, consumer), static_cast<uint32_t>(from), thread, acc);
     cluster_sync();
     if (rank != 0) return;
   }
