@@ -167,14 +167,16 @@ int run(const std::vector<Shape>& shapes, int iters, int warmups, double budget_
         {"nvfp4_w4a4", static_cast<double>(b.w4_bytes + b.w4s_bytes),
          [&](int i) { auto d = nvfp4_desc(s, b, i % b.sets, true); check(fp8kit_nvfp4_gemm(&d, &o4, stream)); },
          nvfp4_path(nvfp4_desc(s, b, 0, true), o4)},
-        {"fp8kit_fp8", nk, [&](int i) { auto d = fp8_desc(s, b, i % b.sets); check(fp8kit_gemm(&d, &o, stream)); }},
+        {"fp8kit_fp8", nk, [&](int i) { auto d = fp8_desc(s, b, i % b.sets); check(fp8kit_gemm(&d, &o, stream)); },
+         {}},
     };
     if (have_lt)
       cs.push_back({"cublaslt_bf16", 2 * nk, [&](int i) {
                       const auto* w = static_cast<const uint8_t*>(b.w16.get()) + (i % b.sets) * 2 * s.n * s.k;
                       if (lt.run(b.a16.get(), w, b.d.get(), stream) != CUBLAS_STATUS_SUCCESS)
                         throw CudaFailure("cublasLtMatmul failed");
-                    }});
+                    },
+                    {}});
     std::vector<Timer::Call> calls;
     for (const Contender& c : cs) calls.push_back(c.call);
     const std::vector<Timing> t = timer.time(warmups, iters, budget_ms, calls);
@@ -208,12 +210,20 @@ int run(const std::vector<Shape>& shapes, int iters, int warmups, double budget_
     run_nvfp4_grouped_decode(stream, warmups, iters, copy_gbs, &rows);
     run_nvfp4_grouped_prefill(timer, stream, warmups, iters, budget_ms, &rows);
   }
+  // A spin kernel that gave up waiting is a warning about the timing, as in
+  // fp8kit_bench, not a finding: this bench checks no results.
+  if (timer.any_timeout())
+    std::printf("warning: a timed batch was not queued within the spin kernel's wait; some times may include "
+                "launch gaps\n");
   if (!json_path.empty()) {
-    std::ofstream(json_path) << nlohmann::ordered_json{{"copy_bandwidth_gbs", copy_gbs}, {"rows", rows}}.dump(2)
+    std::ofstream(json_path) << nlohmann::ordered_json{{"copy_bandwidth_gbs", copy_gbs},
+                                                       {"timing_gap_warning", timer.any_timeout()},
+                                                       {"rows", rows}}
+                                    .dump(2)
                              << "\n";
   }
   cudaStreamDestroy(stream);
-  return timer.any_timeout() ? kExitFindings : kExitOk;
+  return kExitOk;
 }
 
 }  // namespace
