@@ -65,11 +65,11 @@ bool hmma_takes_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, std:
 }
 cudaError_t hmma_launch(const Nvfp4Params& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t s,
                         const char** k) {
-  return hmma_family(p.a_type, dev, nullptr)->launch_dense(p, dev, env.programmatic_launch, s, k);
+  return hmma_family(p.a_type, dev, nullptr)->launch_dense(p, dev, env, s, k);
 }
 cudaError_t hmma_launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, const LaunchEnv& env,
                                 cudaStream_t s, const char** k) {
-  return hmma_family(g.dense.a_type, dev, nullptr)->launch_grouped(g, dev, env.programmatic_launch, s, k);
+  return hmma_family(g.dense.a_type, dev, nullptr)->launch_grouped(g, dev, env, s, k);
 }
 const void* hmma_probe() { return nvfp4::hmma_f16_a16().probe(); }
 
@@ -105,11 +105,11 @@ bool omma_takes_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, std:
 }
 cudaError_t omma_launch(const Nvfp4Params& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t s,
                         const char** k) {
-  return nvfp4::omma_a4().launch_dense(p, dev, env.programmatic_launch, s, k);
+  return nvfp4::omma_a4().launch_dense(p, dev, env, s, k);
 }
 cudaError_t omma_launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, const LaunchEnv& env,
                                 cudaStream_t s, const char** k) {
-  return nvfp4::omma_a4().launch_grouped(g, dev, env.programmatic_launch, s, k);
+  return nvfp4::omma_a4().launch_grouped(g, dev, env, s, k);
 }
 const void* omma_probe() { return nvfp4::omma_a4().probe(); }
 
@@ -131,14 +131,14 @@ bool wgmma_takes(const Nvfp4Params& p, const DeviceInfo& dev, std::string* why) 
 }
 cudaError_t wgmma_launch(const Nvfp4Params& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t s,
                          const char** k) {
-  return nvfp4::wgmma().launch_dense(p, dev, env.programmatic_launch, s, k);
+  return nvfp4::wgmma().launch_dense(p, dev, env, s, k);
 }
 bool wgmma_takes_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, std::string* why) {
   return nvfp4::wgmma().takes_grouped(g, dev, why);
 }
 cudaError_t wgmma_launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, const LaunchEnv& env,
                                  cudaStream_t s, const char** k) {
-  return nvfp4::wgmma().launch_grouped(g, dev, env.programmatic_launch, s, k);
+  return nvfp4::wgmma().launch_grouped(g, dev, env, s, k);
 }
 const void* wgmma_probe() { return nvfp4::wgmma().probe(); }
 size_t wgmma_workspace(const Nvfp4Params& p, const DeviceInfo&) { return nvfp4::wgmma().dense_workspace(p); }

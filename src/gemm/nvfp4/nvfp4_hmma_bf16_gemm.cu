@@ -16,11 +16,11 @@ const FamilyEntry& hmma_bf16_a16() {
   using F = Family<HmmaBf16, true, true>;
   static const FamilyEntry e{
       &F::takes_dense, &F::takes_grouped,
-      [](const Nvfp4Params& p, const DeviceInfo& d, bool pdl, cudaStream_t s, const char** k) {
-        return F::launch_dense("hmma_bf16,a16", p, d, pdl, s, k);
+      [](const Nvfp4Params& p, const DeviceInfo& d, const LaunchEnv& env, cudaStream_t s, const char** k) {
+        return F::launch_dense("hmma_bf16,a16", p, d, env.programmatic_launch, s, k);
       },
-      [](const Nvfp4GroupedParams& g, const DeviceInfo& d, bool pdl, cudaStream_t s, const char** k) {
-        return F::launch_grouped("hmma_bf16,a16", g, d, pdl, s, k);
+      [](const Nvfp4GroupedParams& g, const DeviceInfo& d, const LaunchEnv& env, cudaStream_t s, const char** k) {
+        return F::launch_grouped("hmma_bf16,a16", g, d, env.programmatic_launch, s, k);
       },
       &F::probe};
   return e;

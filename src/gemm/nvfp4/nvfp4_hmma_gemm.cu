@@ -18,11 +18,11 @@ const FamilyEntry& entry() {
   constexpr const char* kPolicy = kA16 ? "hmma_f16,a16" : "hmma_f16,a4";
   static const FamilyEntry e{
       &F::takes_dense, &F::takes_grouped,
-      [](const Nvfp4Params& p, const DeviceInfo& d, bool pdl, cudaStream_t s, const char** k) {
-        return F::launch_dense(kPolicy, p, d, pdl, s, k);
+      [](const Nvfp4Params& p, const DeviceInfo& d, const LaunchEnv& env, cudaStream_t s, const char** k) {
+        return F::launch_dense(kPolicy, p, d, env.programmatic_launch, s, k);
       },
-      [](const Nvfp4GroupedParams& g, const DeviceInfo& d, bool pdl, cudaStream_t s, const char** k) {
-        return F::launch_grouped(kPolicy, g, d, pdl, s, k);
+      [](const Nvfp4GroupedParams& g, const DeviceInfo& d, const LaunchEnv& env, cudaStream_t s, const char** k) {
+        return F::launch_grouped(kPolicy, g, d, env.programmatic_launch, s, k);
       },
       &F::probe};
   return e;

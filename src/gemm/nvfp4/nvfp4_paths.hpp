@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/device.hpp"
+#include "core/launch_env.hpp"
 #include "gemm/nvfp4/nvfp4_params.hpp"
 
 namespace fp8kit::nvfp4 {
@@ -17,10 +18,12 @@ namespace fp8kit::nvfp4 {
 struct FamilyEntry {
   bool (*takes_dense)(const Nvfp4Params& p, const DeviceInfo& dev, std::string* why);
   bool (*takes_grouped)(const Nvfp4GroupedParams& g, const DeviceInfo& dev, std::string* why);
-  // programmatic: fp8kit_gemm_options.programmatic_launch (the decode tiles honour it).
-  cudaError_t (*launch_dense)(const Nvfp4Params& p, const DeviceInfo& dev, bool programmatic, cudaStream_t stream,
+  // env: programmatic launch (the decode tiles honour it) and checked mode
+  // (a family that launches two kernels synchronises between them, so that
+  // `kernel` names the one that faulted).
+  cudaError_t (*launch_dense)(const Nvfp4Params& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
                               const char** kernel);
-  cudaError_t (*launch_grouped)(const Nvfp4GroupedParams& g, const DeviceInfo& dev, bool programmatic,
+  cudaError_t (*launch_grouped)(const Nvfp4GroupedParams& g, const DeviceInfo& dev, const LaunchEnv& env,
                                 cudaStream_t stream, const char** kernel);
   const void* (*probe)();
   // Bytes of workspace the family writes for the problem (null: none).

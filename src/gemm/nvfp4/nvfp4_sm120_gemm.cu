@@ -16,11 +16,11 @@ const FamilyEntry& omma_a4() {
   using F = Family<OmmaSf, false, false>;
   static const FamilyEntry e{
       &F::takes_dense, &F::takes_grouped,
-      [](const Nvfp4Params& p, const DeviceInfo& d, bool pdl, cudaStream_t s, const char** k) {
-        return F::launch_dense("omma_sf,a4", p, d, pdl, s, k);
+      [](const Nvfp4Params& p, const DeviceInfo& d, const LaunchEnv& env, cudaStream_t s, const char** k) {
+        return F::launch_dense("omma_sf,a4", p, d, env.programmatic_launch, s, k);
       },
-      [](const Nvfp4GroupedParams& g, const DeviceInfo& d, bool pdl, cudaStream_t s, const char** k) {
-        return F::launch_grouped("omma_sf,a4", g, d, pdl, s, k);
+      [](const Nvfp4GroupedParams& g, const DeviceInfo& d, const LaunchEnv& env, cudaStream_t s, const char** k) {
+        return F::launch_grouped("omma_sf,a4", g, d, env.programmatic_launch, s, k);
       },
       &F::probe};
   return e;

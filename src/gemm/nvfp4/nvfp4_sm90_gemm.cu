@@ -360,12 +360,20 @@ size_t grouped_workspace(const Nvfp4GroupedParams& g) {
   return widens ? static_cast<size_t>(nvfp4_widened_bytes(nvfp4_grouped_a_rows(g), g.dense.k)) : 0;
 }
 
-cudaError_t launch_dense(const Nvfp4Params& p, const DeviceInfo& dev, bool programmatic, cudaStream_t stream,
+// The widening, then (checked) its fault reported under its own name before
+// the GEMM that reads it is queued.
+cudaError_t widen_first(const Nvfp4Params& p, const WidenRows& w, const DeviceInfo& dev, const LaunchEnv& env,
+                        cudaStream_t stream, const char** kernel) {
+  if (const cudaError_t e = launch_widen(p, w, dev, stream, kernel); e != cudaSuccess) return e;
+  return env.checked ? cudaStreamSynchronize(stream) : cudaSuccess;
+}
+
+cudaError_t launch_dense(const Nvfp4Params& p, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
                          const char** kernel) {
-  if (p.m <= kDecodeTokens16) return launch_decode(p, dev, programmatic, stream, kernel);
+  if (p.m <= kDecodeTokens16) return launch_decode(p, dev, env.programmatic_launch, stream, kernel);
   if (p.a_type == FP8KIT_DTYPE_NVFP4) {
-    if (const cudaError_t e = launch_widen(p, {p.m, p.m, 0}, dev, stream, kernel); e != cudaSuccess) return e;
-    return launch_dense(widened(p), dev, programmatic, stream, kernel);
+    if (const cudaError_t e = widen_first(p, {p.m, p.m, 0}, dev, env, stream, kernel); e != cudaSuccess) return e;
+    return launch_dense(widened(p), dev, env, stream, kernel);
   }
   const bool bf16 = p.a_type == FP8KIT_DTYPE_BF16;
   Plan plan{};
@@ -386,13 +394,13 @@ cudaError_t launch_dense(const Nvfp4Params& p, const DeviceInfo& dev, bool progr
                              splits);
 }
 
-cudaError_t launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, bool programmatic,
+cudaError_t launch_grouped(const Nvfp4GroupedParams& g, const DeviceInfo& dev, const LaunchEnv& env,
                            cudaStream_t stream, const char** kernel) {
   if (g.dense.a_type == FP8KIT_DTYPE_NVFP4) {
     const bool masked = g.layout == FP8KIT_GROUPED_MASKED;
     const WidenRows w{nvfp4_grouped_a_rows(g), masked ? g.rows : nvfp4_grouped_a_rows(g), g.a_scale_expert_stride};
-    if (const cudaError_t e = launch_widen(g.dense, w, dev, stream, kernel); e != cudaSuccess) return e;
-    return launch_grouped(widened(g), dev, programmatic, stream, kernel);
+    if (const cudaError_t e = widen_first(g.dense, w, dev, env, stream, kernel); e != cudaSuccess) return e;
+    return launch_grouped(widened(g), dev, env, stream, kernel);
   }
   Plan plan{};
   if (const cudaError_t e = prefill_plan(grouped_rows_per_expert(g), g.dense.n, g.dense.k, g.experts, 1, dev, &plan);
