@@ -9,6 +9,28 @@
 
 namespace fp8kit {
 
+// Errors of a kernel's execution (a fault of device code), as opposed to a
+// refused launch (configuration, resources, no image). A launch status
+// reports one when a kernel queued earlier faulted, or, in checked mode,
+// when a family that queues two kernels synchronised between them.
+constexpr bool is_execution_fault(cudaError_t e) {
+  switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorECCUncorrectable:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // `launch(&kernel)` starts the kernels and returns CUDA's launch status,
 // setting `kernel` to the launched kernel's name; `entry` is the C function
 // ("fp8kit_gemm") the messages name.
@@ -22,6 +44,11 @@ fp8kit_status launch_path(const char* entry, bool checked, cudaStream_t stream, 
                   cudaGetErrorName(before), cudaGetErrorString(before));
   }
   cudaError_t err = launch(&kernel);
+  // Checked, the stream was clean before the call: a fault is this call's,
+  // in `kernel` (the one the launch function last named).
+  if (err != cudaSuccess && checked && is_execution_fault(err))
+    return fail(FP8KIT_STATUS_CUDA_ERROR, "kernel %s faulted: %s (%s)", kernel, cudaGetErrorName(err),
+                cudaGetErrorString(err));
   if (err != cudaSuccess)
     return fail(FP8KIT_STATUS_CUDA_ERROR, "launching %s failed: %s (%s)", kernel, cudaGetErrorName(err),
                 cudaGetErrorString(err));
