@@ -1,7 +1,7 @@
 // NVFP4 GEMM on Hopper (sm_90a only): the weights decoded in registers into
 // bf16 / f16 wgmma, the tokens by TMA. Three kernels: prefill (W4A16, more
-// than kDecodeTokens16 rows, K split over a cluster where the tiles are
-// few, nvfp4_sm90_kernel.cuh), decode (W4A16 and
+// than kDecodeTokens16 rows, K split over a cluster where the tiles are few,
+// in an instantiation of its own, nvfp4_sm90_kernel.cuh), decode (W4A16 and
 // W4A4, at most kDecodeTokens16 rows, nvfp4_sm90_decode_kernel.cuh, K split
 // over a cluster; below kDecodeMinTokens rows, and NVFP4 rows, only the
 // grids it splits little) and
@@ -46,19 +46,22 @@ struct Kernel {
 };
 
 // The kernels the prefill CTA runs in (nvfp4_sm90_kernel.cuh: one dense
-// problem; nvfp4_sm90_grouped_kernel.cuh: a tile of one expert per CTA), by
-// token tile and token type; both take the CTA's shared memory.
-enum class Problem { kDense, kGrouped };
-constexpr int kProblems = 2;
+// problem, all of K per CTA or K split over a cluster; nvfp4_sm90_grouped_kernel.cuh:
+// a tile of one expert per CTA), by token tile and token type; all take the
+// CTA's shared memory.
+enum class Problem { kDense, kDenseSplit, kGrouped };
+constexpr int kProblems = 3;
 // sm90::allow_smem's masks: per problem, token tile, bf16 and f16.
 std::atomic<uint64_t> g_smem_set[kProblems][kTokenTiles][2];
 
 template <Problem P, Tokens kT, bool kBf16>
 Kernel cta_kernel() {
-  static const std::string name = std::string(P == Problem::kDense ? "nvfp4_sm90_gemm<" : "nvfp4_sm90_grouped<") +
-                                  (kT == Tokens::k256 ? "256," : "128,") + (kBf16 ? "bf16>" : "f16>");
-  const void* fn = P == Problem::kDense ? reinterpret_cast<const void*>(&nvfp4_sm90_gemm_kernel<kT, kBf16>)
-                                        : reinterpret_cast<const void*>(&nvfp4_sm90_grouped_kernel<kT, kBf16>);
+  static const std::string name = std::string(P == Problem::kGrouped ? "nvfp4_sm90_grouped<" : "nvfp4_sm90_gemm<") +
+                                  (kT == Tokens::k256 ? "256," : "128,") + (kBf16 ? "bf16" : "f16") +
+                                  (P == Problem::kDenseSplit ? ",split>" : ">");
+  const void* fn = P == Problem::kDense        ? reinterpret_cast<const void*>(&nvfp4_sm90_gemm_kernel<kT, kBf16, false>)
+                   : P == Problem::kDenseSplit ? reinterpret_cast<const void*>(&nvfp4_sm90_gemm_kernel<kT, kBf16, true>)
+                                               : reinterpret_cast<const void*>(&nvfp4_sm90_grouped_kernel<kT, kBf16>);
   return {fn, TileT<kT>::kSmemBytes, name.c_str()};
 }
 template <Problem P>
@@ -160,8 +163,8 @@ std::atomic<int> g_prefill_clusters[kMaxSplit + 1][sm90::kAttrDevices];
 cudaError_t prefill_waves(const DeviceInfo& dev, int (&wave)[kMaxSplit + 1]) {
   constexpr Tokens kWidest = TileT<Tokens::k256>::kSmemBytes >= TileT<Tokens::k128>::kSmemBytes ? Tokens::k256
                                                                                                  : Tokens::k128;
-  const Kernel k = cta_kernel<Problem::kDense>(kWidest, true);
-  if (const cudaError_t e = sm90::allow_smem(k.fn, k.smem, dev.device, smem_set<Problem::kDense>(kWidest, true));
+  const Kernel k = cta_kernel<Problem::kDenseSplit>(kWidest, true);
+  if (const cudaError_t e = sm90::allow_smem(k.fn, k.smem, dev.device, smem_set<Problem::kDenseSplit>(kWidest, true));
       e != cudaSuccess)
     return e;
   wave[0] = 0;
@@ -379,14 +382,16 @@ cudaError_t launch_dense(const Nvfp4Params& p, const DeviceInfo& dev, const Laun
   Plan plan{};
   if (const cudaError_t e = prefill_plan(p.m, p.n, p.k, 1, kMaxSplit, dev, &plan); e != cudaSuccess) return e;
   const Tokens t = plan.tokens;
-  const Kernel k = cta_kernel<Problem::kDense>(t, bf16);
+  const Problem problem = plan.splits > 1 ? Problem::kDenseSplit : Problem::kDense;
+  const Kernel k = problem == Problem::kDenseSplit ? cta_kernel<Problem::kDenseSplit>(t, bf16)
+                                                   : cta_kernel<Problem::kDense>(t, bf16);
   *kernel = k.name;
   CUtensorMap tmap_t{}, tmap_w{};
   if (!encode_tokens(&tmap_t, p, p.m, tokens_of(t)) || !encode_weights(&tmap_w, p, p.n))
     return cudaErrorInvalidValue;
-  if (const cudaError_t e = sm90::allow_smem(k.fn, k.smem, dev.device, smem_set<Problem::kDense>(t, bf16));
-      e != cudaSuccess)
-    return e;
+  std::atomic<uint64_t>& set = problem == Problem::kDenseSplit ? smem_set<Problem::kDenseSplit>(t, bf16)
+                                                               : smem_set<Problem::kDense>(t, bf16);
+  if (const cudaError_t e = sm90::allow_smem(k.fn, k.smem, dev.device, set); e != cudaSuccess) return e;
   Nvfp4Params q = p;
   int splits = plan.splits;
   void* args[] = {&tmap_t, &tmap_w, &q, &splits};

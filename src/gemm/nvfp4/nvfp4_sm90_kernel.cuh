@@ -22,8 +22,10 @@
 // 512-byte tile of the CTA's 128 rows); linear ones from global memory, two
 // blocks ahead.
 //
-// K split (dense only): the S CTAs of a cluster (grid = tiles x S) take
-// consecutive K ranges of one tile. Consumer c's partials meet in rank c
+// K split (dense only, an instantiation of its own, kSplit, so that the
+// unsplit kernel's K loop is scheduled as if the split did not exist): the
+// S CTAs of a cluster (grid = tiles x S) take consecutive K ranges of one
+// tile. Consumer c's partials meet in rank c
 // (S >= 2 = kConsumers): the other ranks' consumer c leave theirs in their
 // staging buffer c, and rank c's adds them in rank order through
 // distributed shared memory (deterministic), then runs the epilogue for its
@@ -210,8 +212,10 @@ __device__ __forceinline__ void mma_loop(const Nvfp4Params& p, TileOrigin o, KRa
   hptx::arrive_no_state(&s.empty[(nkb - 1) % kStages]);
 }
 
-// `splits` CTAs of the cluster share the tile's K; this one is `rank`.
-template <Tokens kT, bool kBf16>
+// kSplit: `splits` (at least kConsumers) CTAs of the cluster share the
+// tile's K and this one is `rank`; else the CTA has all of K (a template
+// parameter, so that the unsplit loop carries none of the hand-off).
+template <Tokens kT, bool kBf16, bool kSplit>
 __device__ __forceinline__ void consume(const Nvfp4Params& p, TileOrigin o, KRange r, int splits, int rank,
                                         typename TileT<kT>::SharedStorage& s, int consumer, int thread) {
   using C = TileT<kT>;
@@ -222,7 +226,7 @@ __device__ __forceinline__ void consume(const Nvfp4Params& p, TileOrigin o, KRan
   // staging buffers.
   hptx::named_barrier<kConsumers * kWarpgroupThreads>(kConsumersDone);
   uint8_t* staging = s.tokens[0] + consumer * C::kStagingBytes;
-  if (splits > 1) {
+  if constexpr (kSplit) {
     float4* slot = reinterpret_cast<float4*>(staging);
     const bool owner = rank == consumer;
     if (!owner) leave_partial(slot, thread, acc);
@@ -240,10 +244,10 @@ __device__ __forceinline__ void consume(const Nvfp4Params& p, TileOrigin o, KRan
   }
 }
 
-// The CTA's tile (o in problem p, at in the tensor maps) over the K range
-// of `rank` of `splits`, its shared memory placed from smem_raw. Every
-// thread of the CTA calls it.
-template <Tokens kT, bool kBf16>
+// The CTA's tile (o in problem p, at in the tensor maps) over all of K, or
+// (kSplit) over the K range of `rank` of `splits`, its shared memory placed
+// from smem_raw. Every thread of the CTA calls it.
+template <Tokens kT, bool kBf16, bool kSplit = false>
 __device__ __forceinline__ void run_cta(const CUtensorMap* tmap_t, const CUtensorMap* tmap_w, const Nvfp4Params& p,
                                         TileOrigin o, TileOrigin at, uint8_t* smem_raw, int splits = 1,
                                         int rank = 0) {
@@ -259,34 +263,41 @@ __device__ __forceinline__ void run_cta(const CUtensorMap* tmap_t, const CUtenso
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
   __syncthreads();
-  const KRange r = k_range((p.k + kBlockK - 1) / kBlockK, splits, rank);
+  const int nkb = (p.k + kBlockK - 1) / kBlockK;
+  const KRange r = kSplit ? k_range(nkb, splits, rank) : KRange{0, nkb};
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   if (warpgroup == 0) {
     hptx::setmaxnreg_dec<fp8kit::sm90::kProducerRegs>();
     if (threadIdx.x == 0) produce<kT>(tmap_t, tmap_w, p, o, at, r, s);
-    if (splits > 1) {  // the consumers' two cluster barriers count every thread
+    if constexpr (kSplit) {  // the consumers' two cluster barriers count every thread
       cluster_sync();
       cluster_sync();
     }
   } else {
     hptx::setmaxnreg_inc<fp8kit::sm90::kConsumerRegs>();
-    consume<kT, kBf16>(p, o, r, splits, rank, s, warpgroup - 1, threadIdx.x % kWarpgroupThreads);
+    consume<kT, kBf16, kSplit>(p, o, r, splits, rank, s, warpgroup - 1, threadIdx.x % kWarpgroupThreads);
   }
 }
 
 #endif  // FP8KIT_HAS_WGMMA
 
-// Grid: tiles x splits CTAs, clusters of `splits` along x when splits > 1
-// (then at least kConsumers: each consumer's rows have their own owner rank).
-template <Tokens kT, bool kBf16>
+// Grid: one CTA per tile (kSplit false, `splits` 1), or tiles x splits
+// CTAs in clusters of `splits` along x (kSplit; at least kConsumers, so that
+// each consumer's rows have their own owner rank).
+template <Tokens kT, bool kBf16, bool kSplit>
 __global__ void __launch_bounds__(kThreads, 1)
     nvfp4_sm90_gemm_kernel(const __grid_constant__ CUtensorMap tmap_t, const __grid_constant__ CUtensorMap tmap_w,
                            const Nvfp4Params p, int splits) {
 #if FP8KIT_HAS_WGMMA
   extern __shared__ uint8_t smem_raw[];
-  const int rank = splits > 1 ? static_cast<int>(cuda::ptx::get_sreg_cluster_ctarank()) : 0;
-  const TileOrigin o = tile_origin<kT>(p, static_cast<int>(blockIdx.x) / splits);
-  run_cta<kT, kBf16>(&tmap_t, &tmap_w, p, o, o, smem_raw, splits, rank);
+  if constexpr (kSplit) {
+    const int rank = static_cast<int>(cuda::ptx::get_sreg_cluster_ctarank());
+    const TileOrigin o = tile_origin<kT>(p, static_cast<int>(blockIdx.x) / splits);
+    run_cta<kT, kBf16, true>(&tmap_t, &tmap_w, p, o, o, smem_raw, splits, rank);
+  } else {
+    const TileOrigin o = tile_origin<kT>(p, static_cast<int>(blockIdx.x));
+    run_cta<kT, kBf16, false>(&tmap_t, &tmap_w, p, o, o, smem_raw);
+  }
 #endif
 }
 
