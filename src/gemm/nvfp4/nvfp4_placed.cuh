@@ -42,8 +42,11 @@ struct E2m1Placement {
   static constexpr uint32_t kServed = kBf16 ? 0x00770077u : 0x0F0F0F0Fu;
   static constexpr int kSecondWord = kBf16 ? 8 : 4;   // q >> this serves the other nibbles
   static constexpr int kSlotStride = kBf16 ? 4 : 8;   // bits between a word's two served nibbles
-  // The scale factor that makes placed x scale = value x scale x 2^-7.
-  static constexpr float kScaleLiftHi = kBf16 ? 0x1p120f : 0x1p127f;
+  // A scale's magnitude bits placed at bit kScaleBit read as scale x 2^-120
+  // (bf16) or x 2^-8 (f16); times kScaleLiftHi x kScaleLiftLo it is the
+  // factor that makes placed x scale = value x scale x 2^-7.
+  static constexpr int kScaleBit = kBf16 ? 4 : 7;
+  static constexpr float kScaleLiftHi = kBf16 ? 0x1p120f : 0x1p15f;
   static constexpr float kScaleLiftLo = kBf16 ? 0x1p119f : 1.f;
 };
 
@@ -86,23 +89,37 @@ __device__ __forceinline__ void place_e2m1x8(uint32_t q, uint32_t (&out)[4]) {
     }
 }
 
-// Scale bytes 0 and 1 of `word` (E4M3, sign ignored) as a 16-bit pair, byte
-// 0 low, each lifted so that a placed element times it is value x scale x
-// 2^-7 (E2m1Placement).
+// Scale bytes 0 and 2 of `spread` (E4M3, sign ignored; bytes 1 and 3 not
+// read) as a 16-bit pair, byte 0 low, each lifted so that a placed element
+// times it is value x scale x 2^-7 (E2m1Placement). The magnitude's 7 bits
+// put at the float's exponent and mantissa read as a power of two times the
+// scale, E4M3's subnormals landing on the float's: exact. Then the lift: one
+// multiply for f16; two for bf16, whose 2^239 no bf16 holds.
 template <bool kBf16>
-__device__ __forceinline__ uint32_t placed_scale_pair(uint32_t word) {
+__device__ __forceinline__ uint32_t placed_scale_spread(uint32_t spread) {
   using P = E2m1Placement<kBf16>;
-  constexpr uint32_t kMagnitude = 0x7f;
-  constexpr int kToF32 = 20;  // 23 - 3 mantissa bits: the byte as f32 is scale x 2^-120
-  const float s0 = __uint_as_float((word & kMagnitude) << kToF32) * P::kScaleLiftHi * P::kScaleLiftLo;
-  const float s1 = __uint_as_float(((word >> 8) & kMagnitude) << kToF32) * P::kScaleLiftHi * P::kScaleLiftLo;
+  constexpr uint32_t kMagnitudes = 0x7fu << P::kScaleBit | 0x7fu << (P::kScaleBit + 16);
+  const uint32_t pair = (spread << P::kScaleBit) & kMagnitudes;
   if constexpr (kBf16) {
-    const __nv_bfloat162 v = __floats2bfloat162_rn(s0, s1);
+#if FP8KIT_HAS_BF16_MMA
+    const __nv_bfloat162 v = __hmul2(__hmul2(*reinterpret_cast<const __nv_bfloat162*>(&pair),
+                                             __bfloat162bfloat162(__float2bfloat16(P::kScaleLiftHi))),
+                                     __bfloat162bfloat162(__float2bfloat16(P::kScaleLiftLo)));
     return *reinterpret_cast<const uint32_t*>(&v);
+#else
+    return 0;
+#endif
   } else {
-    const __half2 v = __floats2half2_rn(s0, s1);
+    const __half2 v = __hmul2(*reinterpret_cast<const __half2*>(&pair), __half2half2(__float2half(P::kScaleLiftHi)));
     return *reinterpret_cast<const uint32_t*>(&v);
   }
+}
+
+// Scale bytes 0 and 1 of `word` as placed_scale_spread's pair.
+template <bool kBf16>
+__device__ __forceinline__ uint32_t placed_scale_pair(uint32_t word) {
+  constexpr uint32_t kSpread = 0x1100;  // __byte_perm: bytes 0, 0, 1, 1
+  return placed_scale_spread<kBf16>(__byte_perm(word, 0, kSpread));
 }
 
 // A placed pair times the low (0) or high (1) half of a placed scale pair.
@@ -140,7 +157,7 @@ __device__ __forceinline__ void decode_e2m1x8_split(uint32_t q, uint32_t scale_p
 // bytes between them 0 (the generic PRMT's sign replication of a byte whose
 // top bit is 0). f16: the signs are lifted per word first (3 bits above the
 // magnitude: inside the byte), then a pair is one shift and one mask; bf16
-// wants the sign 9 bits up, which is lifted per pair.
+// wants the sign 9 bits up: a pair is one multiply and one mask.
 template <bool kBf16>
 __device__ __forceinline__ void place_e2m1_byte_pairs(uint32_t q, uint32_t (&out)[4]) {
   using P = E2m1Placement<kBf16>;
@@ -155,13 +172,19 @@ __device__ __forceinline__ void place_e2m1_byte_pairs(uint32_t q, uint32_t (&out
   }
 #pragma unroll
   for (int b = 0; b < 4; ++b) {
-    constexpr uint32_t kHalfMagnitudes = 0x00070007u;
     const uint32_t sel = static_cast<uint32_t>(b | (kZeroByte | b) << 4 | (kOddBytes + b) << 8 |
                                                (kZeroByte | (kOddBytes + b)) << 12);
     uint32_t raw;
     asm("prmt.b32 %0, %1, %2, %3;\n" : "=r"(raw) : "r"(even), "r"(odd), "r"(sel));
-    if constexpr (kBf16) raw = bit_select<kHalfMagnitudes>(raw, shift_left<P::kSignLift>(raw));
-    out[b] = (raw << P::kMagnitudeBit) & P::kPairMask;
+    if constexpr (kBf16) {
+      // Each half holds one nibble v (bits 0..3): v x (2^6 + 2^12) has the
+      // magnitude at bits 6..8 and the sign at bit 15, the two products'
+      // bits (6..9, 12..15) disjoint, so no carry: one multiply places both.
+      constexpr uint32_t kLift = (1u << P::kMagnitudeBit) | (1u << (P::kMagnitudeBit + P::kSignLift));
+      out[b] = (raw * kLift) & P::kPairMask;
+    } else {
+      out[b] = (raw << P::kMagnitudeBit) & P::kPairMask;
+    }
   }
 }
 

@@ -108,7 +108,7 @@ __device__ __forceinline__ void decode_stage(const uint8_t* weights, int row, ui
                                              uint32_t scales_r8, uint32_t (&a)[kKSteps][4]) {
   constexpr int kRow8 = 8 * kPackedRowBytes;
   constexpr uint32_t kLowPairs = 0x5410;  // __byte_perm: bytes 0, 1 of x, then of y
-  constexpr uint32_t kByte = 0xff;
+  constexpr int kOtherWord = 4;  // __byte_perm: bytes 4-7 are the second word's
   const uint4 r0 = *reinterpret_cast<const uint4*>(weights + row);
   const uint4 r1 = *reinterpret_cast<const uint4*>(weights + row + 16);
   const uint4 h0 = *reinterpret_cast<const uint4*>(weights + row + kRow8);
@@ -122,7 +122,7 @@ __device__ __forceinline__ void decode_stage(const uint8_t* weights, int row, ui
     uint32_t out[4];  // (row r, slots 2t..), (r, 2t + 8..), (r + 8, 2t..), (r + 8, 2t + 8..)
     place_e2m1_byte_pairs<kBf16>(__byte_perm(x, y, kLowPairs), out);
     // Block s's scales of rows r and r + 8, lifted (value x scale x 2^-7).
-    const uint32_t sc = placed_scale_pair<kBf16>(((scales_r >> (8 * s)) & kByte) | ((scales_r8 >> (8 * s)) & kByte) << 8);
+    const uint32_t sc = placed_scale_spread<kBf16>(__byte_perm(scales_r, scales_r8, s | (kOtherWord + s) << 8));
     a[s][0] = scale_placed<kBf16>(out[0], sc, 0);
     a[s][1] = scale_placed<kBf16>(out[2], sc, 1);
     a[s][2] = scale_placed<kBf16>(out[1], sc, 0);
