@@ -5,7 +5,9 @@ and a loop of fp8kit's dense GEMM per expert, on the same inputs in one run.
     FP8KIT_LIBRARY=build/src/libfp8kit.so python3 bench/grouped_bench.py \
         [--suite bench/grouped_shapes.json] [--json out.json] [--quick] [--decode-only] [--diagnose]
 
-Row-wise scales (per token x per channel), bf16 out, e4m3 inputs. Contiguous
+Row-wise scales (per token x per channel), bf16 out, e4m3 inputs; promoted
+accumulation, or with --fast-accum FAST in all three (fp8kit's
+options.accumulation, torch's use_fast_accum=True), like for like. Contiguous
 layout for the prefill cases (tokens x routing), masked layout for decode,
 captured in a CUDA graph and replayed. Times: CUDA events around each call
 after warm-up, median of the repetitions. Every suite shape's weights B
@@ -56,18 +58,23 @@ PATH_AUTO = 0
 # The C descriptors, packed by the package (this checkout's, when it is not
 # installed) as the header lays them out.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from fp8kit._lib import gemm_desc, grouped_desc as pack_grouped  # noqa: E402
+from fp8kit._lib import Options, gemm_desc, grouped_desc as pack_grouped  # noqa: E402
 
 
 def load_library():
     lib = ctypes.CDLL(os.environ.get("FP8KIT_LIBRARY", "libfp8kit.so"))
-    lib.fp8kit_gemm.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p]
-    lib.fp8kit_grouped_gemm.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p]
+    # (descriptor, options or None, stream), the first two packed by fp8kit._lib
+    lib.fp8kit_gemm.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p]
+    lib.fp8kit_grouped_gemm.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p]
     lib.fp8kit_last_error.restype = ctypes.c_char_p
     return lib
 
 
 LIB = None
+# The prefill cases' accumulation (--fast-accum): fp8kit's packed options
+# (None: the defaults, promoted) and torch's use_fast_accum.
+OPTIONS = None
+FAST_ACCUM = False
 
 
 def check(status):
@@ -169,7 +176,7 @@ def dense_loop(w, sizes, a, a_scale, d):
     def run():
         s = stream_handle()
         for g in descs:
-            check(LIB.fp8kit_gemm(g, None, s))
+            check(LIB.fp8kit_gemm(g, OPTIONS, s))
     return run
 
 
@@ -184,15 +191,17 @@ def prefill_case(w, tokens, top_k, routing, exponent, gen, route_gen, reps):
     flops = 2.0 * t * w.n * w.k
     row = {"tokens": tokens, "routed_rows": t, "routing": routing, "max_rows": max(sizes),
            "active_experts": sum(1 for s in sizes if s)}
-    ms = time_ms(lambda: check(LIB.fp8kit_grouped_gemm(desc, None, stream_handle())), reps)
+    ms = time_ms(lambda: check(LIB.fp8kit_grouped_gemm(desc, OPTIONS, stream_handle())), reps)
     row["fp8kit_ms"], row["fp8kit_tflops"] = ms, flops / ms / 1e9
     ref = d.clone()
     try:
         bt = w.b.transpose(-2, -1)  # [E, K, N], K-major: what _scaled_grouped_mm takes
-        out = torch._scaled_grouped_mm(a, bt, a_scale, w.scale, offs=offs, out_dtype=torch.bfloat16)
+        def torch_call():
+            return torch._scaled_grouped_mm(a, bt, a_scale, w.scale, offs=offs, out_dtype=torch.bfloat16,
+                                            use_fast_accum=FAST_ACCUM)
+        out = torch_call()
         row["agree_with_torch"] = float((out.float() - ref.float()).norm() / ref.float().norm().clamp_min(1e-30))
-        ms = time_ms(lambda: torch._scaled_grouped_mm(a, bt, a_scale, w.scale, offs=offs, out_dtype=torch.bfloat16),
-                     reps)
+        ms = time_ms(torch_call, reps)
         row["torch_ms"], row["torch_tflops"] = ms, flops / ms / 1e9
     except Exception as err:  # noqa: BLE001 - any refusal of torch is a result to record
         row["torch_error"] = str(err).splitlines()[0][:160]
@@ -312,7 +321,7 @@ def geomean(xs):
 
 
 def main():
-    global LIB
+    global LIB, OPTIONS, FAST_ACCUM
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suite", default=os.path.join(here, "grouped_shapes.json"))
@@ -325,10 +334,14 @@ def main():
                     help="decode cases with FP8KIT_PDL as set, unset, =1, or both in turn")
     ap.add_argument("--layers", type=int, default=LAYERS,
                     help="calls in the decode rows' graph of distinct layers (0: only the one-call graph)")
+    ap.add_argument("--fast-accum", action="store_true",
+                    help="prefill cases with FAST accumulation in fp8kit, its dense loop and torch (use_fast_accum)")
     ap.add_argument("--diagnose", action="store_true",
                     help="decode rows also time the call %d times in one graph and the all-zero-counts floor"
                     % GRAPH_CALLS)
     args = ap.parse_args()
+    FAST_ACCUM = args.fast_accum
+    OPTIONS = Options().pack(fast_accum=True) if FAST_ACCUM else None
     LIB = load_library()
     suite = json.load(open(args.suite))
     gen = torch.Generator(device="cuda").manual_seed(2026)
@@ -337,6 +350,7 @@ def main():
     reps = 3 if args.quick else args.reps
     pdl_settings = {"env": [None], "off": ["0"], "on": ["1"], "both": ["0", "1"]}[args.pdl]
     result = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+              "accumulation": "fast" if FAST_ACCUM else "promoted",
               "copy_roof_gbps": copy_roof_gbps(gen), "cases": [], "decode": []}
     print(f"# {result['device']}, torch {result['torch']}, copy roof {result['copy_roof_gbps']:.0f} GB/s")
     for model in suite["models"]:

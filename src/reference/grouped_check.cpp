@@ -57,7 +57,8 @@ std::string GroupedCase::label() const {
   for (size_t e = 0; e < sizes.size() && e < 8; ++e) s << (e ? "," : "") << sizes[e];
   s << (sizes.size() > 8 ? ",...}" : "}") << " n=" << n << " k=" << k << " " << fp8kit_dtype_name(a_type) << "*"
     << fp8kit_dtype_name(b_type) << "->" << fp8kit_dtype_name(d_type) << " scales " << fp8kit_scale_mode_name(a_mode)
-    << "/" << fp8kit_scale_mode_name(b_mode) << (bias ? std::string(" bias ") + fp8kit_dtype_name(bias_type) : "");
+    << "/" << fp8kit_scale_mode_name(b_mode) << (bias ? std::string(" bias ") + fp8kit_dtype_name(bias_type) : "")
+    << (accumulation == FP8KIT_ACCUMULATION_FAST ? " FAST" : "");
   return s.str();
 }
 
@@ -167,7 +168,7 @@ GemmOutcome GroupedProblem::check(fp8kit_path path, std::mt19937_64& rng, int64_
     const HostGemm h = expert_gemm(g, e, r, &scratch);
     auto check = [&](int64_t m, int64_t n) {
       const double got = load_element(c_.d_type, host.data(), (r.first + m) * ldd_ + n);
-      check_element(h, c_.d_type, path, m, n, got, &out, &sums);
+      check_element(h, c_.d_type, path, m, n, got, &out, &sums, c_.accumulation);
     };
     if (r.count * c_.n <= full_check_limit) {
       for (int64_t m = 0; m < r.count; ++m)
@@ -196,6 +197,7 @@ GemmOutcome run_grouped_case(const GroupedCase& c, fp8kit_path path, std::mt1993
   fp8kit_gemm_options_init(&opt);
   opt.path = path;
   opt.checked = 1;
+  opt.accumulation = c.accumulation;
   GemmOutcome out;
   fp8kit_path chosen = path;
   out.status = fp8kit_grouped_gemm_select(&problem.desc(), &opt, &chosen);

@@ -27,6 +27,7 @@ struct GroupedCase {
   bool bias = false;
   fp8kit_dtype bias_type = FP8KIT_DTYPE_F32;
   int64_t lda_pad = 0, ldd_pad = 0;  // extra elements per row
+  fp8kit_accumulation accumulation = FP8KIT_ACCUMULATION_PROMOTED;  // options.accumulation (and the bound)
   std::string label() const;
 };
 

@@ -2,8 +2,8 @@
 // forced, sm89_mma, sm75_hmma, AUTO): every layout x scale mode x output dtype
 // x bias in both tile orientations (prefill and decode sizes), ragged / empty /
 // all-on-one groups, more experts than one scan pass or the sm90 unit table,
-// the device-side clamping of bad offsets and counts, and CUDA-graph replay
-// with new counts; fresh random inputs, poisoned
+// the device-side clamping of bad offsets and counts, CUDA-graph replay with
+// new counts, and FAST accumulation on large batches; fresh random inputs, poisoned
 // outputs (rows of no expert must stay poisoned), against the float64
 // reference with the dense bound (docs/testing.md). Skipped without a GPU.
 #include <gtest/gtest.h>
@@ -170,6 +170,48 @@ INSTANTIATE_TEST_SUITE_P(Groups, GroupedShapes,
                                                               FP8KIT_PATH_SM89_MMA, FP8KIT_PATH_SM75_HMMA),
                                             ::testing::Range(0, 2), ::testing::Range(0, 11), ::testing::Range(0, 3)),
                          shape_name);
+
+// ---- FAST accumulation -------------------------------------------------------
+
+// Large enough batches that sm90_wgmma's plan takes its 128 x 256 tile on
+// the lent GPUs' 132 SMs (the CPU test FastAccumulationTakesTheWideTileOnLargeBatches
+// pins the choice): N 1000 (a ragged last 256-wide tile), K 400 (a
+// partial K block), ragged and empty experts; each vector mode and output
+// type, under the FAST bound.
+using FastParam = std::tuple<fp8kit_path, int /*layout*/, int /*config*/>;
+class GroupedFast : public ::testing::TestWithParam<FastParam> {};
+
+TEST_P(GroupedFast, MatchesReference) {
+  const auto [path, li, ci] = GetParam();
+  GroupedCase c;
+  c.layout = kLayouts[li];
+  c.n = 1000;
+  c.k = 400;
+  c.sizes = c.layout == FP8KIT_GROUPED_MASKED ? std::vector<int64_t>{300, 12, 0, 299, 150, 300, 1, 77}
+                                              : std::vector<int64_t>{600, 0, 700, 300};
+  c.tail_rows = 3;
+  c.accumulation = FP8KIT_ACCUMULATION_FAST;
+  if (ci == 1) {
+    c.a_mode = FP8KIT_SCALE_ROW, c.b_mode = FP8KIT_SCALE_COL, c.d_type = FP8KIT_DTYPE_F16;
+    c.bias = true, c.bias_type = FP8KIT_DTYPE_BF16;
+  } else if (ci == 2) {
+    c.a_mode = FP8KIT_SCALE_NONE, c.b_mode = FP8KIT_SCALE_NONE, c.d_type = FP8KIT_DTYPE_F32;
+    c.b_type = FP8KIT_DTYPE_E5M2, c.bias = true;
+  }
+  expect_correct(c, path);
+}
+
+std::string fast_name(const ::testing::TestParamInfo<FastParam>& info) {
+  const auto [path, li, ci] = info.param;
+  static const char* kConfig[] = {"tensor_bf16", "tokchan_f16_bias", "none_f32_bias"};
+  return std::string(fp8kit_path_name(path)) + "_" + fp8kit_grouped_layout_name(kLayouts[li]) + "_" + kConfig[ci];
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiles, GroupedFast,
+                         ::testing::Combine(::testing::Values(FP8KIT_PATH_AUTO, FP8KIT_PATH_SM90_WGMMA,
+                                                              FP8KIT_PATH_SM89_MMA),
+                                            ::testing::Range(0, 2), ::testing::Range(0, 3)),
+                         fast_name);
 
 // ---- Group arrays only the device sees: clamped, never trusted ---------------
 

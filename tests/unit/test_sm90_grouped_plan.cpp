@@ -175,6 +175,41 @@ TEST(Sm90GroupedPlan, GroupedTilesAreTheDenseOnesPlusTheTable) {
   expect_grouped_budget<Shape::k128x128Block>();
   expect_grouped_budget<Shape::k128x64Swap>();
   expect_grouped_budget<Shape::k128x64SwapBlock>();
+  expect_grouped_budget<Shape::k128x256>();
+  // The 128 x 256 tile keeps its four stages: its D staging in quarters
+  // makes the room of the unit table.
+  EXPECT_EQ(Grouped<Shape::k128x256>::kStages, Dense<Shape::k128x256>::kStages);
+  EXPECT_EQ(Grouped<Shape::k128x256>::kStagingBytes * 2, Dense<Shape::k128x256>::kStagingBytes);
+}
+
+// A FAST batch of many 128-token tiles takes the 128 x 256 tile (half the
+// units); promoted, block-scale and decode-sized batches never do, nor a
+// batch whose 128 x 128 units fit about one wave.
+TEST(Sm90GroupedPlan, FastAccumulationTakesTheWideTileOnLargeBatches) {
+  auto plan = [](GroupedParams g, bool fast) { return sm90::make_grouped_plan(g, kH200Sms, fast).shape; };
+  auto sized = [](GroupedParams g, int k) {
+    g.dense.k = k;
+    return g;
+  };
+  // 64 experts x 256 rows, N 2048, K 7168: at most 3072 units of 128 x 128.
+  const GroupedParams large = sized(problem(FP8KIT_GROUPED_CONTIGUOUS, 64, 64 * 256, 2048), 7168);
+  EXPECT_EQ(plan(large, true), Shape::k128x256);
+  EXPECT_EQ(plan(large, false), Shape::k128x128);
+  EXPECT_EQ(plan(sized(problem(FP8KIT_GROUPED_CONTIGUOUS, 64, 64 * 256, 2048, true), 7168), true),
+            Shape::k128x128Block);
+  EXPECT_EQ(plan(sized(problem(FP8KIT_GROUPED_MASKED, 64, 16, 2048), 7168), true), Shape::k128x16Swap);
+  // 4 experts x 128 rows, N 2048: 64 units of 128 x 128, under one wave.
+  EXPECT_EQ(plan(sized(problem(FP8KIT_GROUPED_MASKED, 4, 128, 2048), 7168), true), Shape::k128x128);
+  // The GPU tests' FAST cases (tests/gpu/test_grouped_gpu.cpp) reach the tile
+  // on the lent GPUs' 132 SMs: contiguous T 1600 over 4 experts, masked 8 x
+  // max_m 300, N 1000, K 400.
+  EXPECT_EQ(plan(sized(problem(FP8KIT_GROUPED_CONTIGUOUS, 4, 1600, 1000), 400), true), Shape::k128x256);
+  EXPECT_EQ(plan(sized(problem(FP8KIT_GROUPED_MASKED, 8, 300, 1000), 400), true), Shape::k128x256);
+  const sm90::GroupedPlan pl = sm90::make_grouped_plan(large, kH200Sms, true);
+  EXPECT_EQ(pl.a_rows, 128);
+  EXPECT_EQ(pl.b_rows, 256);
+  EXPECT_EQ(pl.b_tiles, 8);
+  EXPECT_EQ(pl.stage_tx_bytes, Grouped<Shape::k128x256>::kStageBytes);
 }
 
 }  // namespace

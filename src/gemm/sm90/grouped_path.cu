@@ -33,6 +33,7 @@ std::atomic<uint64_t> g_smem_set[sm90::kShapeCount][2][2];  // sm90::allow_smem'
 
 bool accepts(const GroupedParams& g, const DeviceInfo& dev, std::string* why) {
   std::string no = sm90::hopper_refusal(dev, sm90::max_smem<Kind::kGrouped>());
+  // The promoted plan's limits: FAST's wider tile has no more units.
   if (no.empty()) no = sm90::grouped_limit_refusal(g, sm90::make_grouped_plan(g, dev.sm_count));
   if (no.empty() && sm90::encode_fn() == nullptr)
     no = "sm90_wgmma needs cuTensorMapEncodeTiled (CUDA driver 12.0 or newer)";
@@ -86,11 +87,12 @@ sm90::KernelArgs grouped_args(const GroupedParams& g, const sm90::GroupedPlan& p
 cudaError_t launch(const GroupedParams& g, const DeviceInfo& dev, const LaunchEnv& env, cudaStream_t stream,
                    const char** kernel_name) {
   const GemmParams& p = g.dense;
-  const sm90::GroupedPlan pl = sm90::make_grouped_plan(g, dev.sm_count);
+  const sm90::GroupedPlan pl = sm90::make_grouped_plan(g, dev.sm_count, env.fast_accumulation);
   const sm90::Views v = grouped_views(g, pl);
   *kernel_name = sm90::kernel_name<Kind::kGrouped>(pl.shape, v.x.type, v.y.type);
   const Kernel* kern = sm90::kernel_for<Kind::kGrouped>(pl.shape, v.x.type, v.y.type);
-  if (kern == nullptr) return cudaErrorInvalidValue;  // the grouped plan names grouped shapes only
+  // The grouped plan names grouped shapes only, and a FAST-only one for FAST.
+  if (kern == nullptr || (sm90::row(pl.shape).fast_only && !env.fast_accumulation)) return cudaErrorInvalidValue;
   if (pl.grid == 0) return cudaSuccess;  // no rows at all (grouped_plan.hpp)
 
   sm90::KernelArgs args = grouped_args(g, pl, v);

@@ -1,6 +1,7 @@
 // Host plan of the native Hopper grouped path (grouped_path.cu): the tile
-// from what the host knows (layout, E, T or max_m, N, the scale modes), never
-// from the device group sizes; the persistent grid; the sizes it refuses.
+// from what the host knows (layout, E, T or max_m, N, K, the scale modes and
+// accumulation), never from the device group sizes; the persistent grid; the
+// sizes it refuses.
 // Plain C++: the CPU tests include it.
 #pragma once
 
@@ -71,13 +72,32 @@ inline int grouped_a_box_rows(const GroupedParams& g, const GroupedPlan& pl) {
   return std::min(pl.a_rows, g.rows);
 }
 
-inline GroupedPlan make_grouped_plan(const GroupedParams& g, int sm_count) {
+// FAST accumulation, normal tiles: the 128 x 256 tile (FAST only) where the
+// dense makespan model (plan.hpp's FAST costs: 1.77 per K block against two
+// 128 x 128 blocks' 2.0, a larger fixed cost) takes it over the host's bound
+// on the units. Both tiles cover 128 tokens, so the A tiles are the same and
+// the 256-wide one has half the units: it wins on large routed batches,
+// while a batch of about a wave of 128 x 128 units keeps their finer grid.
+inline bool grouped_fast_wide(const GroupedParams& g, int sm_count) {
+  const int64_t slots = grouped_m_slots(g, row(Shape::k128x128).block_m);
+  const int k_blocks = static_cast<int>(ceil_div(g.dense.k, kBlockK));
+  auto cost = [&](Shape s, const TileCost& c) {
+    const int64_t units = slots * ceil_div(g.dense.n, row(s).block_n);
+    return static_cast<double>(waves_of(units, sm_count)) * (k_blocks * c.block + c.overhead);
+  };
+  return cost(Shape::k128x256, kFastCosts.t128x256) < cost(Shape::k128x128, kFastCosts.t128x128);
+}
+
+// fast_accum: the call's accumulation is FAST (options.accumulation).
+inline GroupedPlan make_grouped_plan(const GroupedParams& g, int sm_count, bool fast_accum = false) {
   const bool block = g.dense.a_scale_mode == FP8KIT_SCALE_BLOCK;
   GroupedPlan pl;
   if (grouped_decode16(g))
     pl = grouped_shape(Shape::k128x16Swap);
   else if (grouped_swap(g))
     pl = grouped_shape(block ? Shape::k128x64SwapBlock : Shape::k128x64Swap);
+  else if (!block && fast_accum && grouped_fast_wide(g, sm_count))
+    pl = grouped_shape(Shape::k128x256);
   else
     pl = grouped_shape(block ? Shape::k128x128Block : Shape::k128x128);
   pl.b_tiles = static_cast<int>(ceil_div(g.dense.n, pl.b_rows));

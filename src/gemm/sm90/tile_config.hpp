@@ -114,8 +114,9 @@ struct ShapeRow {
   bool cluster_split;
   // FAST accumulation only: its m64 x BN accumulator alone takes the
   // registers a promoted tile needs twice (the 128 x 256 tile, 128 f32 per
-  // consumer thread). The host plans it only for FAST (plan.hpp) and its
-  // launch refuses the promoted mode (host_launch.hpp).
+  // consumer thread). The host plans it only for FAST (plan.hpp,
+  // grouped_plan.hpp) and its launches refuse the promoted mode (path.cu,
+  // grouped_path.cu).
   bool fast_only;
 };
 
@@ -128,7 +129,9 @@ struct ShapeRow {
 // the 64-token tile's tensor work and token bytes, 11 stages instead of 8).
 // The 128 x 256 tile (FAST only) reads the 256 x 128 tile's bytes per FLOP
 // from L2, and per k32 step one m64n256 wgmma per consumer reads 20 KB of
-// shared memory where the 256 x 128 tile's two m64n128 read 24 KB.
+// shared memory where the 256 x 128 tile's two m64n128 read 24 KB; grouped,
+// it serves large routed batches (the same 128-token A tiles as 128 x 128,
+// half the units).
 // The 128 x 160 tiles (one accumulator, as 128 x 192) fill the waves where
 // 128-, 192- and 256-wide tiles leave a ragged last one (N = 2112: 14 tiles
 // across, where 128-wide make 17; DeepGEMM's BLOCK_N 160), in the vector
@@ -144,7 +147,7 @@ constexpr ShapeRow kShapes[] = {
     {Shape::k128x192,         "128x192",           128, 192, false, false, true,  false, false, false, false},
     {Shape::k128x192Block,    "128x192,block",     128, 192, false, true,  true,  false, false, false, false},
     {Shape::k128x16Swap,      "128x16,swap",       128, 16,  true,  false, false, true,  false, false, false},
-    {Shape::k128x256,         "128x256",           128, 256, false, false, true,  false, false, false, true},
+    {Shape::k128x256,         "128x256",           128, 256, false, false, true,  true,  false, false, true},
     {Shape::k128x160,         "128x160",           128, 160, false, false, true,  false, false, false, false},
     {Shape::k128x160Block,    "128x160,block",     128, 160, false, true,  true,  false, false, false, false},
 };
@@ -225,11 +228,14 @@ struct TileConfig {
   // column chunks kOutChunkBytes wide, swizzled over that span, for TMA stores. An f32
   // sub-tile goes out in two passes, and the 256 x 128 tiles' two sub-tiles
   // one after the other: sized for f32, it would cost a pipeline stage.
-  // Sub-tiles wider than kMaxStagedCols go out in halves (twice the passes).
+  // Sub-tiles wider than kMaxStagedCols go out in halves (twice the passes),
+  // grouped in quarters: the unit table (8 KB) beside half-sized buffers
+  // would cost the 128 x 256 tile its fourth stage (dense, it has 1 KB left).
   static constexpr int kOutRows = kSwap ? kBlockN : kWgmmaM;
   static constexpr int kOutCols = out_cols(S);
   static constexpr int kOutChunkBytes = out_chunk_bytes(S);
-  static constexpr int kStagingBytes = kOutRows * kOutCols * 2 / (kOutCols > kMaxStagedCols ? 2 : 1);
+  static constexpr int kStagingParts = kOutCols > kMaxStagedCols ? (kGrouped ? 4 : 2) : 1;
+  static constexpr int kStagingBytes = kOutRows * kOutCols * 2 / kStagingParts;
   // Kernel columns whose scale and bias each consumer thread loads when a
   // unit starts (one per thread up to BN = 128; two at 128 x 192).
   static constexpr int kColFactorsPerThread = (kBlockN + kWarpgroupThreads - 1) / kWarpgroupThreads;
@@ -284,8 +290,8 @@ struct TileConfig {
   static_assert(kBlockN % 8 == 0 && kBlockN <= 256, "wgmma N");
   static_assert(kColFactorsPerThread <= kMaxColFactorsPerThread, "ColFactor holds every column a thread loads");
   static_assert(kOutChunkBytes >= kMinOutChunkBytes, "a D store box row is a TMA swizzle span");
-  static_assert(!kFastOnly || (!kBlock && !kGrouped && !kClusters && !kClusterSplit),
-                "a FAST-only tile is a dense vector-scale tile without cluster code");
+  static_assert(!kFastOnly || (!kBlock && !kSwap && !kClusters && !kClusterSplit),
+                "a FAST-only tile is a normal vector-scale tile without cluster code");
 };
 
 }  // namespace fp8kit::sm90
