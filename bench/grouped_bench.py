@@ -329,6 +329,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="fewer token counts and repetitions")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--decode-only", action="store_true", help="only the masked decode cases")
+    ap.add_argument("--prefill-only", action="store_true", help="only the contiguous prefill cases")
+    ap.add_argument("--tokens", type=int, nargs="+", help="token counts of the prefill cases (default: the suite's)")
     ap.add_argument("--decode-max-m", type=int, nargs="+", help="slab rows of the decode cases (default: the suite's)")
     ap.add_argument("--pdl", choices=["env", "off", "on", "both"], default="env",
                     help="decode cases with FP8KIT_PDL as set, unset, =1, or both in turn")
@@ -346,7 +348,7 @@ def main():
     suite = json.load(open(args.suite))
     gen = torch.Generator(device="cuda").manual_seed(2026)
     cpu_gen = torch.Generator().manual_seed(2026)
-    tokens_list = suite["tokens"][::2] + suite["tokens"][-1:] if args.quick else suite["tokens"]
+    tokens_list = args.tokens or (suite["tokens"][::2] + suite["tokens"][-1:] if args.quick else suite["tokens"])
     reps = 3 if args.quick else args.reps
     pdl_settings = {"env": [None], "off": ["0"], "on": ["1"], "both": ["0", "1"]}[args.pdl]
     result = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
@@ -362,7 +364,7 @@ def main():
                     row.update(model=model["name"], gemm=gemm["name"], n=w.n, k=w.k, experts=w.experts)
                     result["cases"].append(row)
                     print(json.dumps(row), flush=True)
-            for tokens in suite["decode_tokens"]:
+            for tokens in [] if args.prefill_only else suite["decode_tokens"]:
                 for max_m in args.decode_max_m or [suite["decode_max_m"]]:
                     for pdl in pdl_settings:
                         if pdl is not None:
