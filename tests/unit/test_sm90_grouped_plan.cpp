@@ -200,6 +200,12 @@ TEST(Sm90GroupedPlan, FastAccumulationTakesTheWideTileOnLargeBatches) {
   EXPECT_EQ(plan(sized(problem(FP8KIT_GROUPED_MASKED, 64, 16, 2048), 7168), true), Shape::k128x16Swap);
   // 4 experts x 128 rows, N 2048: 64 units of 128 x 128, under one wave.
   EXPECT_EQ(plan(sized(problem(FP8KIT_GROUPED_MASKED, 4, 128, 2048), 7168), true), Shape::k128x128);
+  // One A tile per expert streams the weights either way: DeepSeek-V3 gate_up
+  // at 4,096 tokens (256 experts x 128 rows) keeps 128 x 128; 129 rows take
+  // the wide tile.
+  EXPECT_EQ(plan(sized(problem(FP8KIT_GROUPED_CONTIGUOUS, 256, 256 * 128, 4096), 7168), true), Shape::k128x128);
+  EXPECT_EQ(plan(sized(problem(FP8KIT_GROUPED_CONTIGUOUS, 256, 256 * 129, 4096), 7168), true), Shape::k128x256);
+  EXPECT_EQ(plan(sized(problem(FP8KIT_GROUPED_MASKED, 64, 128, 4096), 7168), true), Shape::k128x128);
   // The GPU tests' FAST cases (tests/gpu/test_grouped_gpu.cpp) reach the tile
   // on the lent GPUs' 132 SMs: contiguous T 1600 over 4 experts, masked 8 x
   // max_m 300, N 1000, K 400.

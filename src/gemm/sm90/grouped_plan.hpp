@@ -78,8 +78,18 @@ inline int grouped_a_box_rows(const GroupedParams& g, const GroupedPlan& pl) {
 // on the units. Both tiles cover 128 tokens, so the A tiles are the same and
 // the 256-wide one has half the units: it wins on large routed batches,
 // while a batch of about a wave of 128 x 128 units keeps their finer grid.
+// With at most one A tile per expert (mean rows or max_m <= 128) either tile
+// reads each expert's weights once and the batch streams them, which the
+// model does not count: DeepSeek-V3 gate_up at 4,096 tokens (128 rows per
+// expert) took 1.03x the 128 x 128 tile's time on 128 x 256 (H100,
+// docs/perf/log/2026-12-07-grouped-fast-128x256.md), where 256 rows per
+// expert gained 4-13%.
 inline bool grouped_fast_wide(const GroupedParams& g, int sm_count) {
-  const int64_t slots = grouped_m_slots(g, row(Shape::k128x128).block_m);
+  const int tile_rows = row(Shape::k128x128).block_m;
+  const int64_t rows_per_expert =
+      g.layout == FP8KIT_GROUPED_MASKED ? g.rows : ceil_div(g.rows, std::max(1, g.experts));
+  if (rows_per_expert <= tile_rows) return false;
+  const int64_t slots = grouped_m_slots(g, tile_rows);
   const int k_blocks = static_cast<int>(ceil_div(g.dense.k, kBlockK));
   auto cost = [&](Shape s, const TileCost& c) {
     const int64_t units = slots * ceil_div(g.dense.n, row(s).block_n);
