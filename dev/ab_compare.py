@@ -3,7 +3,9 @@
 prints, per shape and contender, each label's median time over its rounds,
 its spread, and its ratio to the first label's (time, < 1 faster).
 
-Usage: dev/ab_compare.py DIR [LABEL...]   (default: every label, sorted)
+Usage: dev/ab_compare.py [--field NAME] DIR [LABEL...]   (default: every label, sorted)
+  --field: the row's time to compare (default us; graph_us_per_gemm: the
+  decode rows' time per GEMM in a graph of distinct layers)
 """
 import collections
 import json
@@ -13,7 +15,7 @@ import statistics
 import sys
 
 
-def load(directory):
+def load(directory, field):
     times = collections.defaultdict(lambda: collections.defaultdict(list))  # (shape, contender) -> label -> [us]
     for f in sorted(pathlib.Path(directory).glob("*_*.json")):
         m = re.fullmatch(r"(.+)_(\d+)\.json", f.name)
@@ -24,15 +26,18 @@ def load(directory):
         except (ValueError, KeyError):
             continue  # a run cut short by its limit
         for row in rows:
-            if row.get("us"):
-                times[(row["shape"], row["contender"])][m.group(1)].append(row["us"])
+            if row.get(field):
+                times[(row["shape"], row["contender"])][m.group(1)].append(row[field])
     return times
 
 
 def main(argv):
+    field = "us"
+    if len(argv) > 2 and argv[1] == "--field":
+        field, argv = argv[2], argv[:1] + argv[3:]
     if len(argv) < 2:
         sys.exit(__doc__)
-    times = load(argv[1])
+    times = load(argv[1], field)
     labels = argv[2:] or sorted({label for per in times.values() for label in per})
     base = labels[0]
     width = 25
