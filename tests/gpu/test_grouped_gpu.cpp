@@ -132,6 +132,25 @@ const Shape kShapes[] = {
     {"DecodeManyUnitsPerCta", 264, 256, many_small(150, 16), 0, 0, 0},  // ~3 units per CTA on 132 SMs
 };
 
+// A case's scales, operand and output types and bias.
+struct Config {
+  const char* name;
+  fp8kit_scale_mode a_mode, b_mode;
+  fp8kit_dtype a_type, b_type, d_type;
+  bool bias;
+  fp8kit_dtype bias_type;
+  void apply(GroupedCase& c) const {
+    c.a_mode = a_mode, c.b_mode = b_mode, c.a_type = a_type, c.b_type = b_type, c.d_type = d_type;
+    c.bias = bias, c.bias_type = bias_type;
+  }
+};
+constexpr fp8kit_dtype kE4 = FP8KIT_DTYPE_E4M3, kE5 = FP8KIT_DTYPE_E5M2;
+const Config kShapeConfigs[] = {
+    {"tensor_bf16", FP8KIT_SCALE_TENSOR, FP8KIT_SCALE_TENSOR, kE4, kE4, FP8KIT_DTYPE_BF16, false, FP8KIT_DTYPE_F32},
+    {"tokchan_f16_bias", FP8KIT_SCALE_ROW, FP8KIT_SCALE_COL, kE4, kE4, FP8KIT_DTYPE_F16, true, FP8KIT_DTYPE_BF16},
+    {"block_f32_bias", FP8KIT_SCALE_BLOCK, FP8KIT_SCALE_BLOCK, kE5, kE4, FP8KIT_DTYPE_F32, true, FP8KIT_DTYPE_F32},
+};
+
 using ShapeParam = std::tuple<fp8kit_path, int /*layout*/, int /*shape*/, int /*config*/>;
 class GroupedShapes : public ::testing::TestWithParam<ShapeParam> {};
 
@@ -146,13 +165,7 @@ TEST_P(GroupedShapes, MatchesReference) {
   c.tail_rows = s.tail_rows;
   c.lda_pad = s.lda_pad;
   c.ldd_pad = s.ldd_pad;
-  if (ci == 1) {
-    c.a_mode = FP8KIT_SCALE_ROW, c.b_mode = FP8KIT_SCALE_COL, c.d_type = FP8KIT_DTYPE_F16;
-    c.bias = true, c.bias_type = FP8KIT_DTYPE_BF16;
-  } else if (ci == 2) {
-    c.a_mode = FP8KIT_SCALE_BLOCK, c.b_mode = FP8KIT_SCALE_BLOCK, c.d_type = FP8KIT_DTYPE_F32;
-    c.a_type = FP8KIT_DTYPE_E5M2, c.bias = true;
-  }
+  kShapeConfigs[ci].apply(c);
   const int ob = c.d_type == FP8KIT_DTYPE_F32 ? 4 : 2;
   while (((c.n + c.ldd_pad) * ob) % 16) ++c.ldd_pad;
   expect_correct(c, path);
@@ -160,9 +173,8 @@ TEST_P(GroupedShapes, MatchesReference) {
 
 std::string shape_name(const ::testing::TestParamInfo<ShapeParam>& info) {
   const auto [path, li, si, ci] = info.param;
-  static const char* kConfig[] = {"tensor_bf16", "tokchan_f16_bias", "block_f32_bias"};
   return std::string(fp8kit_path_name(path)) + "_" + fp8kit_grouped_layout_name(kLayouts[li]) + "_" +
-         kShapes[si].name + "_" + kConfig[ci];
+         kShapes[si].name + "_" + kShapeConfigs[ci].name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Groups, GroupedShapes,
@@ -178,6 +190,11 @@ INSTANTIATE_TEST_SUITE_P(Groups, GroupedShapes,
 // pins the choice): N 1000 (a ragged last 256-wide tile), K 400 (a
 // partial K block), ragged and empty experts; each vector mode and output
 // type, under the FAST bound.
+const Config kFastConfigs[] = {
+    kShapeConfigs[0],
+    kShapeConfigs[1],
+    {"none_f32_bias", FP8KIT_SCALE_NONE, FP8KIT_SCALE_NONE, kE4, kE5, FP8KIT_DTYPE_F32, true, FP8KIT_DTYPE_F32},
+};
 using FastParam = std::tuple<fp8kit_path, int /*layout*/, int /*config*/>;
 class GroupedFast : public ::testing::TestWithParam<FastParam> {};
 
@@ -191,20 +208,14 @@ TEST_P(GroupedFast, MatchesReference) {
                                               : std::vector<int64_t>{600, 0, 700, 300};
   c.tail_rows = 3;
   c.accumulation = FP8KIT_ACCUMULATION_FAST;
-  if (ci == 1) {
-    c.a_mode = FP8KIT_SCALE_ROW, c.b_mode = FP8KIT_SCALE_COL, c.d_type = FP8KIT_DTYPE_F16;
-    c.bias = true, c.bias_type = FP8KIT_DTYPE_BF16;
-  } else if (ci == 2) {
-    c.a_mode = FP8KIT_SCALE_NONE, c.b_mode = FP8KIT_SCALE_NONE, c.d_type = FP8KIT_DTYPE_F32;
-    c.b_type = FP8KIT_DTYPE_E5M2, c.bias = true;
-  }
+  kFastConfigs[ci].apply(c);
   expect_correct(c, path);
 }
 
 std::string fast_name(const ::testing::TestParamInfo<FastParam>& info) {
   const auto [path, li, ci] = info.param;
-  static const char* kConfig[] = {"tensor_bf16", "tokchan_f16_bias", "none_f32_bias"};
-  return std::string(fp8kit_path_name(path)) + "_" + fp8kit_grouped_layout_name(kLayouts[li]) + "_" + kConfig[ci];
+  return std::string(fp8kit_path_name(path)) + "_" + fp8kit_grouped_layout_name(kLayouts[li]) + "_" +
+         kFastConfigs[ci].name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiles, GroupedFast,
