@@ -18,6 +18,7 @@
 // write the tokens in the same order, so the dot product is the GEMM's.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "core/math.hpp"
@@ -79,23 +80,31 @@ struct DecodeStorage {
   // (the wgmma's B); on a 1024-byte boundary.
   alignas(kSwizzleAtomBytes) uint8_t tokens[kDecodeStages][kDecodeTokenBytes];
   // sR: the same block as TMA lands it (natural K order; 16-bit tokens
-  // 128B-swizzled, NVFP4 ones packed, (16 tokens, 32 bytes)); after the K
-  // loop, the cluster split's partials (DecodeSlot).
+  // 128B-swizzled, NVFP4 ones packed, (16 tokens, 32 bytes)).
   alignas(kSwizzleAtomBytes) uint8_t raw[kDecodeStages][kDecodeTokenBytes];
   // sW: (kBlockW, 32 bytes) packed weights per stage (TMA); after the K
   // loop, the epilogue's staging.
+  // After the leader's K loop, sT, sR and sW (adjacent) take the other
+  // ranks' partials: (splits - 1, consumer, kDecodeAccRegs / 4, thread) float4.
   alignas(kSwizzleAtomBytes) uint8_t weights[kDecodeStages][kWeightTileBytes];
   // sS: the stage's swizzled scale tile (swizzled B scales only).
   alignas(16) uint8_t scales[kDecodeStages][kScaleTileBytes];
   uint64_t full[kDecodeStages];   // TMA bytes landed (raw tokens, weights, scales)
   uint64_t ready[kDecodeStages];  // the token warps have written sT
   uint64_t empty[kDecodeStages];  // every consumer thread is done with the stage
+  uint64_t slots_free;             // a non-leader: the leader's stage memory may take its partials
+  uint64_t partials_full;          // the leader: every other rank's partials have landed (st.async)
 };
 constexpr int kDecodeSmemBytes = static_cast<int>(sizeof(DecodeStorage)) + kSwizzleAtomBytes;
 static_assert(kDecodeCtasPerSm * kDecodeSmemBytes <= fp8kit::sm90::kSmemBytesMax, "two CTAs per SM");
-// The split's partials: two consumers x 128 threads x the accumulators.
+// One rank's partials: two consumers x 128 threads x the accumulators.
 constexpr int kDecodeSlotBytes = kConsumers * kWarpgroupThreads * kDecodeAccRegs * 4;
-static_assert(kDecodeSlotBytes <= static_cast<int>(sizeof(DecodeStorage::raw)), "the partials fit sR");
+static_assert(offsetof(DecodeStorage, raw) == sizeof(DecodeStorage::tokens) &&
+                  offsetof(DecodeStorage, weights) == offsetof(DecodeStorage, raw) + sizeof(DecodeStorage::raw),
+              "sT, sR and sW are adjacent");
+static_assert((kDecodeMaxSplit - 1) * kDecodeSlotBytes <=
+                  static_cast<int>(sizeof(DecodeStorage::tokens) + sizeof(DecodeStorage::raw) + sizeof(DecodeStorage::weights)),
+              "every other rank's partials fit the leader's stage memory");
 static_assert(kConsumers * kDecodeTokens16 * staging_pitch(4) <= static_cast<int>(sizeof(DecodeStorage::weights)),
               "the epilogue's staging fits sW");
 

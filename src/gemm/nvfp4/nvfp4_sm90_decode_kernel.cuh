@@ -17,9 +17,15 @@
 //
 // K split: the S CTAs of a cluster (launched with the cluster dimension S,
 // grid = tiles x S) take consecutive K ranges of one weight tile; their
-// consumers' accumulators then meet in the leader (rank 0), which reads the
-// other ranks' partials in rank order through distributed shared memory
-// (deterministic) and runs the epilogue (nvfp4_sm90_common.cuh, store_tile).
+// consumers' accumulators then meet in the leader (rank 0), which runs the
+// epilogue (nvfp4_sm90_common.cuh, store_tile). The hand-off has no cluster
+// barrier on its path: once both of the leader's consumers are past their
+// K loops, the leader signals each rank's `slots_free`; each rank then
+// st.async-es its partials into the leader's stage memory, counted on the
+// leader's `partials_full`, and exits; the leader adds them in rank order
+// (deterministic). A cluster barrier arrived on at the start (after the
+// mbarrier initialisation) and waited on only before the first remote access
+// makes every CTA's barriers visible to the others.
 //
 // Programmatic launch: the producer issues the first stages' weights and
 // scales before griddepcontrol.wait (the weights are never written by the
@@ -269,12 +275,50 @@ __device__ __forceinline__ void decode_loop(const Nvfp4Params& p, TileOrigin o, 
   hptx::arrive_no_state(&s.empty[(r.count - 1) % kDecodeStages]);
 }
 
-// The split's partials: a non-leader's consumers leave theirs in sR, the
-// leader's add them in rank order. Every thread of every CTA of the cluster
-// passes both cluster barriers (the second keeps a partial alive until the
-// leader has read it).
-__device__ __forceinline__ float4* decode_slot(DecodeStorage& s, int consumer) {
-  return reinterpret_cast<float4*>(s.raw[0]) + consumer * (kWarpgroupThreads * kDecodeAccRegs / 4);
+// The leader's slot of rank `from` (>= 1) for one consumer in its stage
+// memory: (kDecodeAccRegs / 4, thread) float4, thread-fastest, so that a
+// warp's 16-byte accesses cover 512 contiguous bytes.
+__device__ __forceinline__ float4* decode_slot(DecodeStorage& s, int from, int consumer) {
+  constexpr int kConsumerFloat4s = kWarpgroupThreads * kDecodeAccRegs / 4;
+  return reinterpret_cast<float4*>(s.tokens[0]) + ((from - 1) * kConsumers + consumer) * kConsumerFloat4s;
+}
+
+// A non-leader consumer's hand-off: once the leader's stage memory is free,
+// its partials into the leader's slot, then it is done.
+__device__ __forceinline__ void send_partials(DecodeStorage& s, int rank, int consumer, int thread,
+                                             const float (&acc)[kDecodeAccRegs]) {
+  cuda::ptx::barrier_cluster_wait();  // the leader's barriers are initialised
+  hptx::wait_barrier(&s.slots_free, 0);
+  const uint32_t slot = hptx::cluster_address(decode_slot(s, rank, consumer), 0);
+  const uint32_t full = hptx::cluster_address(&s.partials_full, 0);
+#pragma unroll
+  for (int q = 0; q < kDecodeAccRegs / 4; ++q)
+    hptx::st_async_f32x4(slot + static_cast<uint32_t>((q * kWarpgroupThreads + thread) * sizeof(float4)),
+                         make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]), full);
+}
+
+// The leader consumer's hand-off: frees its stage memory for the other ranks
+// (after both consumers' K loops), then adds their partials in rank order.
+__device__ __forceinline__ void gather_partials(DecodeStorage& s, int splits, int consumer, int thread,
+                                                float (&acc)[kDecodeAccRegs]) {
+  hptx::named_barrier<kConsumers * kWarpgroupThreads>(kConsumersDone);
+  if (consumer == 0 && thread < 32) {
+    cuda::ptx::barrier_cluster_wait();  // the other ranks' barriers are initialised
+    if (thread >= 1 && thread < splits)
+      hptx::arrive_cluster_relaxed(hptx::cluster_address(&s.slots_free, static_cast<uint32_t>(thread)));
+  }
+  hptx::wait_barrier_cluster(&s.partials_full, 0);
+  for (int from = 1; from < splits; ++from) {
+    const float4* slot = decode_slot(s, from, consumer);
+#pragma unroll
+    for (int q = 0; q < kDecodeAccRegs / 4; ++q) {
+      const float4 v = slot[q * kWarpgroupThreads + thread];
+      acc[4 * q] += v.x;
+      acc[4 * q + 1] += v.y;
+      acc[4 * q + 2] += v.z;
+      acc[4 * q + 3] += v.w;
+    }
+  }
 }
 
 #endif  // FP8KIT_HAS_WGMMA
@@ -291,16 +335,22 @@ __global__ void __launch_bounds__(kThreads, kDecodeCtasPerSm)
   extern __shared__ uint8_t smem_raw[];
   const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
   auto& s = *reinterpret_cast<DecodeStorage*>(smem_raw + ((kSwizzleAtomBytes - base % kSwizzleAtomBytes) % kSwizzleAtomBytes));
+  const int rank = static_cast<int>(cuda::ptx::get_sreg_cluster_ctarank());
   if (threadIdx.x == 0) {
     for (int i = 0; i < kDecodeStages; ++i) {
       cuda::ptx::mbarrier_init(&s.full[i], 1);
       cuda::ptx::mbarrier_init(&s.ready[i], kTokenThreads);
       cuda::ptx::mbarrier_init(&s.empty[i], kConsumers * kWarpgroupThreads);  // every consumer thread, after its reads
     }
+    cuda::ptx::mbarrier_init(&s.slots_free, 1);     // the leader's one arrive
+    cuda::ptx::mbarrier_init(&s.partials_full, 1);  // its own arrive, with the bytes it expects
+    if (splits > 1 && rank == 0)
+      cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
+                                           &s.partials_full, static_cast<uint32_t>((splits - 1) * kDecodeSlotBytes));
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
   __syncthreads();
-  const int rank = static_cast<int>(cuda::ptx::get_sreg_cluster_ctarank());
+  if (splits > 1) cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_relaxed);
   const TileOrigin o{static_cast<int>(blockIdx.x / splits) * kBlockW, 0};
   const KRange r = k_range((p.k + kBlockK - 1) / kBlockK, splits, rank);
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
@@ -313,10 +363,6 @@ __global__ void __launch_bounds__(kThreads, kDecodeCtasPerSm)
       else permute_tokens<kA4, true>(p, r, s, u);
     }
     hptx::griddep_launch_dependents();
-    if (splits > 1) {
-      cluster_sync();
-      cluster_sync();
-    }
     return;
   }
   const int consumer = warpgroup - 1;
@@ -325,15 +371,14 @@ __global__ void __launch_bounds__(kThreads, kDecodeCtasPerSm)
   else decode_loop<kBf16, false>(p, o, r, s, consumer, thread, acc);
   hptx::griddep_launch_dependents();
   if (splits > 1) {
-    if (rank != 0) leave_partial(decode_slot(s, consumer), thread, acc);
-    cluster_sync();
-    if (rank == 0)
-      for (int from = 1; from < splits; ++from)
-        add_partial(decode_slot(s, consumer), static_cast<uint32_t>(from), thread, acc);
-    cluster_sync();
-    if (rank != 0) return;
+    if (rank != 0) {
+      send_partials(s, rank, consumer, thread, acc);
+      return;
+    }
+    gather_partials(s, splits, consumer, thread, acc);
   }
-  // Both consumers are past their last read of sW: it becomes the staging.
+  // Both consumers are past their last read of sW (and of the partials): it
+  // becomes the staging.
   hptx::named_barrier<kConsumers * kWarpgroupThreads>(kConsumersDone);
   uint8_t* staging = s.weights[0] + consumer * kDecodeTokens16 * staging_pitch(4);
   constexpr int kPlaced = kA4 ? 2 : 1;  // operands decoded by placement: weights, NVFP4 tokens

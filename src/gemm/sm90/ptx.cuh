@@ -205,6 +205,22 @@ __device__ __forceinline__ void arrive_cluster(uint32_t remote_bar) {
   asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote_bar) : "memory");
 }
 
+// Arrive without ordering on an mbarrier of another CTA: a signal that orders
+// no memory of this thread's (its reads are complete).
+__device__ __forceinline__ void arrive_cluster_relaxed(uint32_t remote_bar) {
+  asm volatile("mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote_bar) : "memory");
+}
+
+// Four f32 into another CTA's shared memory (a cluster_address), counted as
+// 16 bytes of complete-tx on that CTA's mbarrier `remote_bar` (a
+// cluster_address): its waiter sees the data once the phase completes, with
+// no fence or barrier on this side.
+__device__ __forceinline__ void st_async_f32x4(uint32_t remote, float4 v, uint32_t remote_bar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, [%5];\n"
+               ::"r"(remote), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w), "r"(remote_bar)
+               : "memory");
+}
+
 // Waits (acquire at cluster scope) for phase `parity` of a CTA mbarrier that
 // other CTAs of the cluster arrive on.
 __device__ __forceinline__ void wait_barrier_cluster(uint64_t* bar, uint32_t parity) {
