@@ -11,19 +11,20 @@
 // same on every run (deterministic). No workspace, no counters, no memset.
 //
 // A hand-off, per consumer warpgroup (consumer c of one CTA meets consumer
-// c of the other; each holds the same rows of the tile):
-//   sender:   writes its f32 accumulators into its own stage memory (the
-//             "slot"), and every thread arrives on the receiver's
-//             cluster_ready[l] (release, cluster scope);
-//   receiver: waits on cluster_ready[l] (acquire, cluster scope), reads the
-//             slot through distributed shared memory (ld.shared::cluster)
-//             and adds it in registers.
-// The receiver never writes the sender's memory, and a CTA writes its own
-// slot once, when it becomes a sender, after its last read as a receiver:
-// no slot needs freeing. The barriers of every CTA are initialised before
-// the kernel's first cluster barrier, and no CTA exits before the second
-// (kernel.cuh: its consumers arrive once their reduction is done, every
-// thread waits at the end), so a slot outlives its reads.
+// c of the other; each holds the same rows of the tile), with no cluster
+// barrier and no cluster-scope release on its path:
+//   receiver: once both its consumers are past their K loops (its stage
+//             memory is free) and it has read the previous level's slot,
+//             arms cluster_ready[l] with the partial's bytes and arrives
+//             (relaxed) on the sender's slot_free;
+//   sender:   waits on its slot_free, writes its f32 accumulators into the
+//             receiver's slot by st.async (counted on the receiver's
+//             cluster_ready[l]) and is done;
+//   receiver: waits on cluster_ready[l] and adds the slot from its own
+//             shared memory.
+// No CTA reads another's memory, and every remote write or arrive targets a
+// CTA that waits for it, so no CTA has to outlive another. The barriers of
+// every CTA are initialised before the kernel's cluster barrier.
 // Device code for sm_90a only: included under FP8KIT_HAS_WGMMA.
 #pragma once
 
@@ -59,9 +60,13 @@ struct ClusterSlot {
   }
 };
 
-__device__ __forceinline__ void init_cluster_barriers(uint64_t (&ready)[kClusterLevels][kConsumers]) {
-  for (int l = 0; l < kClusterLevels; ++l)
-    for (int c = 0; c < kConsumers; ++c) cuda::ptx::mbarrier_init(&ready[l][c], kWarpgroupThreads);
+// ready: the receiver's own arrive (with the bytes); slot_free: the receiver's.
+__device__ __forceinline__ void init_cluster_barriers(uint64_t (&ready)[kClusterLevels][kConsumers],
+                                                      uint64_t (&slot_free)[kConsumers]) {
+  for (int c = 0; c < kConsumers; ++c) {
+    for (int l = 0; l < kClusterLevels; ++l) cuda::ptx::mbarrier_init(&ready[l][c], 1);
+    cuda::ptx::mbarrier_init(&slot_free[c], 1);
+  }
 }
 
 // The cluster's reduction for one consumer warpgroup, after its K loop.
@@ -78,30 +83,39 @@ __device__ __forceinline__ bool cluster_reduce(const KernelArgs& p, SharedStorag
   const uint32_t rank = cuda::ptx::get_sreg_cluster_ctarank();
   const int splits = p.cluster_splits;
   float4* slot = Slot::of(smem, consumer);
+  const uint32_t bytes = static_cast<uint32_t>(Cfg::kSubTiles * quads * kWarpgroupThreads * sizeof(float4));
+  // Both consumers are past their K loops: the stage memory may take partials.
+  ptx::named_barrier<kConsumers * kWarpgroupThreads>(kConsumersBarrier);
   for (int level = 0, step = 1; step < splits; ++level, step *= 2) {
     if (rank & step) {  // sender at this level: its lower bits are clear, it has received what it had to
-      // Both consumers are past their K loops: the stage memory is free.
-      ptx::named_barrier<kConsumers * kWarpgroupThreads>(kConsumersBarrier);
+      ptx::wait_barrier(&smem.slot_free[consumer], 0);
+      const uint32_t remote = ptx::cluster_address(slot, rank - step);
+      const uint32_t ready = ptx::cluster_address(&smem.cluster_ready[level][consumer], rank - step);
 #pragma unroll
       for (int s = 0; s < Cfg::kSubTiles; ++s)
 #pragma unroll
         for (int q = 0; q < Slot::kQuads; ++q)
           if (q < quads)
-            slot[(s * Slot::kQuads + q) * kWarpgroupThreads + thread] =
-                make_float4(acc[s][4 * q], acc[s][4 * q + 1], acc[s][4 * q + 2], acc[s][4 * q + 3]);
-      ptx::arrive_cluster(ptx::cluster_address(&smem.cluster_ready[level][consumer], rank - step));
+            ptx::st_async_f32x4(
+                remote + static_cast<uint32_t>(((s * Slot::kQuads + q) * kWarpgroupThreads + thread) * sizeof(float4)),
+                make_float4(acc[s][4 * q], acc[s][4 * q + 1], acc[s][4 * q + 2], acc[s][4 * q + 3]), ready);
       return false;
     }
     if (rank + step < static_cast<uint32_t>(splits)) {  // receiver: adds rank + step's partial
+      // Every thread of this consumer has read the previous level's slot.
+      if (level > 0) ptx::named_barrier<kWarpgroupThreads>(1 + consumer);
+      if (thread == 0) {
+        cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
+                                             &smem.cluster_ready[level][consumer], bytes);
+        ptx::arrive_cluster_relaxed(ptx::cluster_address(&smem.slot_free[consumer], rank + step));
+      }
       ptx::wait_barrier_cluster(&smem.cluster_ready[level][consumer], 0);
-      const uint32_t remote = ptx::cluster_address(slot, rank + step);
 #pragma unroll
       for (int s = 0; s < Cfg::kSubTiles; ++s)
 #pragma unroll
         for (int q = 0; q < Slot::kQuads; ++q)
           if (q < quads) {
-            const float4 v = ptx::ld_cluster_f32x4(
-                remote + static_cast<uint32_t>(((s * Slot::kQuads + q) * kWarpgroupThreads + thread) * sizeof(float4)));
+            const float4 v = slot[(s * Slot::kQuads + q) * kWarpgroupThreads + thread];
             acc[s][4 * q] += v.x;
             acc[s][4 * q + 1] += v.y;
             acc[s][4 * q + 2] += v.z;

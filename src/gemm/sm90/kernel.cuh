@@ -79,9 +79,7 @@ __device__ __forceinline__ void consume(const KernelArgs& p, const CUtensorMap* 
     else mma_unit<T, TX, TY>(w, p, smem, ps, cs, consumer, thread, acc0, acc1, master);
     if constexpr (Cfg::kClusterSplit)
       if (p.cluster_splits > 1) {  // a cluster split: only its leader stores the tile
-        const bool leader = cluster_reduce<T>(p, smem, consumer, thread, master);
-        cuda::ptx::barrier_cluster_arrive();  // done with the other CTAs' memory (the kernel's end waits)
-        if (!leader) continue;
+        if (!cluster_reduce<T>(p, smem, consumer, thread, master)) continue;
       }
     if (!w.pad) epilogue<T>(p, tmap_d, w, u, consumer, thread, master, rf, cf, smem, store_pending);
   }
@@ -129,16 +127,16 @@ __global__ void __launch_bounds__(kThreads, 1)
         cuda::ptx::mbarrier_init(&smem.coarse_empty[c], kConsumers * kWarpgroupThreads);
       }
     if constexpr (Cfg::kClusterSplit)
-      if (p.cluster_splits > 1) init_cluster_barriers(smem.cluster_ready);
+      if (p.cluster_splits > 1) init_cluster_barriers(smem.cluster_ready, smem.slot_free);
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
   build_group_table<T>(p, smem);  // grouped tiles only
   sync_after_init<T>(p);
-  // A cluster split: every CTA's barriers are initialised before any CTA
-  // arrives on another's (cluster_split.cuh).
+  // A cluster split: every CTA's barriers are initialised (and visible, by
+  // the fence above) before any CTA arrives on another's (cluster_split.cuh).
   if constexpr (Cfg::kClusterSplit)
     if (p.cluster_splits > 1) {
-      cuda::ptx::barrier_cluster_arrive();
+      cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_relaxed);
       cuda::ptx::barrier_cluster_wait();
     }
   // Programmatic dependent launch: the next kernel of the stream may start
@@ -162,13 +160,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x % kWarpgroupThreads == 0) ptx::prefetch_tensormap(&tmap_d);
     consume<T, TX, TY>(p, &tmap_d, smem, consumer, threadIdx.x % kWarpgroupThreads);
   }
-  // A cluster split: no CTA exits while another may still read its shared
-  // memory (the consumers arrived in consume, after their reduction).
-  if constexpr (Cfg::kClusterSplit)
-    if (p.cluster_splits > 1) {
-      if (warpgroup == 0) cuda::ptx::barrier_cluster_arrive();
-      cuda::ptx::barrier_cluster_wait();
-    }
 }
 
 }  // namespace fp8kit::sm90

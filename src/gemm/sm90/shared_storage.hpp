@@ -48,8 +48,10 @@ struct SharedStorage : GroupTable<T::kGrouped> {
   uint64_t coarse_empty[kCoarseChunkBuffers];  // every consumer thread has read its last K block
   unsigned last_flag[kConsumers];  // split-K: this consumer's tile part arrived last
   // Cluster split (cluster_split.cuh), per consumer: the partner's partial of
-  // tree level l is ready to read.
+  // tree level l has landed in this CTA's slot; this CTA's receiver has freed
+  // its slot for this CTA's partial.
   uint64_t cluster_ready[kClusterLevels][kConsumers];
+  uint64_t slot_free[kConsumers];
 
   static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage)) + kSwizzleAtomBytes;
 };
