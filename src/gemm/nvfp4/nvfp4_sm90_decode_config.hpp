@@ -112,12 +112,12 @@ static_assert(kConsumers * kDecodeTokens16 * staging_pitch(4) <= static_cast<int
 // Time ~ waves of CTAs x (a CTA's K blocks + its fixed cost) + the split's
 // hand-off, all in K blocks of a CTA's stream. The fixed cost: the
 // pipeline's fill (about one HBM round trip, ~4 blocks at an SM's share of
-// the bandwidth) and the epilogue. The hand-off: the leader reads each other
-// rank's partials (8 KB through distributed shared memory) one after
-// another, behind a cluster barrier that waits for the slowest rank; fitted
-// to the H200 sweep of every split over 10 shapes
-// (docs/perf/log/2026-12-04-nvfp4-decode-profile.md): one block per rank past
-// the first (4096 x 4096: 6 CTAs per cluster, 10.1 us, where 7 took 11.3).
+// the bandwidth) and the epilogue. The hand-off: each other rank's partials
+// (8 KB) land in the leader by st.async, which adds them one rank after
+// another; fitted to the H200 sweep of every split over 10 shapes
+// (docs/perf/log/2026-12-04-nvfp4-decode-profile.md), when the hand-off
+// still passed two cluster barriers: one block per rank past the first
+// (4096 x 4096: 6 CTAs per cluster, 10.1 us, where 7 took 11.3).
 constexpr int kDecodeFixedBlocks = 8;
 constexpr int kDecodeRankBlocks = 1;
 // wave[s]: CTAs resident at once in clusters of s (the device's answer;
