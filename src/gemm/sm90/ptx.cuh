@@ -200,11 +200,6 @@ __device__ __forceinline__ float4 ld_cluster_f32x4(uint32_t remote) {
   return v;
 }
 
-// Arrive (release at cluster scope) on an mbarrier of another CTA (a cluster_address).
-__device__ __forceinline__ void arrive_cluster(uint32_t remote_bar) {
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote_bar) : "memory");
-}
-
 // Arrive without ordering on an mbarrier of another CTA: a signal that orders
 // no memory of this thread's (its reads are complete).
 __device__ __forceinline__ void arrive_cluster_relaxed(uint32_t remote_bar) {
