@@ -43,6 +43,7 @@ Environment read() {
   env.checked = is_one("FP8KIT_CHECKED");
   env.programmatic_launch = is_one("FP8KIT_PDL");
   env.sm90_cluster = cluster_from(std::getenv("FP8KIT_SM90_CLUSTER"));
+  env.sm90_cluster_split = positive_from(std::getenv("FP8KIT_SM90_CLUSTER_SPLIT"));
   if (const char* t = std::getenv("FP8KIT_MMA_SYNC_TILE")) env.mma_sync_tile = t;
   if (const char* w = std::getenv("FP8KIT_NVFP4_DECODE_WARPS_N")) {
     for (int allowed : {1, 2, 4, 8})

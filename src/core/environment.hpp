@@ -24,6 +24,10 @@ struct Environment {
   bool checked = false;              // FP8KIT_CHECKED=1
   bool programmatic_launch = false;  // FP8KIT_PDL=1
   ClusterOverride sm90_cluster = ClusterOverride::kPlan;
+  // FP8KIT_SM90_CLUSTER_SPLIT: CTAs per cluster splitting K in Hopper FP8
+  // decode, as a positive integer; unset or anything else: 0. The plan takes
+  // 1 (none) .. the cluster limit (8) and its own rule for anything else.
+  int sm90_cluster_split = 0;
   std::string mma_sync_tile;  // FP8KIT_MMA_SYNC_TILE: a portable tile's name, or empty
   // FP8KIT_NVFP4_DECODE_WARPS_N: 1, 2, 4 or 8 warps along N in the NVFP4
   // decode tiles; unset or anything else: 0, the plan's choice.

@@ -7,10 +7,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/environment.hpp"
 #include "gemm/sm90/plan.hpp"
 #include "sm90_plan_checks.hpp"
 
@@ -170,6 +173,47 @@ TEST(Sm90Plan, ForcedClusterPlanKeepsItsSizeAndMayLeaveCtasEmpty) {
   for (Shape t : {Shape::k128x128, Shape::k128x128Block, Shape::k256x128, Shape::k256x128Block, Shape::k128x192,
                  Shape::k128x192Block})
     EXPECT_EQ(sm90::cluster_split_plan(t, 4, 300, 300, 4096, kH200Sms).cluster_splits, 1) << static_cast<int>(t);
+}
+
+// FP8KIT_SM90_CLUSTER_SPLIT's plan: 1 turns decode's cluster split off, 2 .. 8
+// force it where its grid runs in one wave of the device's clusters, anything
+// else leaves the rule's choice; prefill plans never take it.
+TEST(Sm90Plan, ForcedDecodeClusterSplit) {
+  const sm90::ClusterFit fit = full_fit(kH200Sms);
+  auto plan = [&](int m, int n, int k, int force, const sm90::ClusterFit& f) {
+    return sm90::make_plan(m, n, k, false, kH200Sms, kAnyWorkspace, sm90::ClusterForce::kPlan, f, false, force);
+  };
+  const Plan rule = plan(1, 4096, 4096, 0, fit);
+  ASSERT_GT(rule.cluster_splits, 1);
+  EXPECT_EQ(plan(1, 4096, 4096, 1, fit).cluster_splits, 1);
+  for (int s = 2; s <= 4; ++s) {  // 32 tiles: 4 per cluster is 128 CTAs, one wave
+    const Plan p = plan(1, 4096, 4096, s, fit);
+    EXPECT_EQ(p.cluster_splits, s);
+    EXPECT_EQ(p.grid, 32 * s);
+    EXPECT_EQ(p.workspace_bytes(), 0u);
+    expect_consistent(p, 1, 4096, 4096, false, kH200Sms, kAnyWorkspace);
+  }
+  EXPECT_EQ(plan(1, 4096, 4096, 5, fit).cluster_splits, rule.cluster_splits);  // 160 CTAs: two waves
+  EXPECT_EQ(plan(1, 1024, 4096, 8, fit).cluster_splits, 8);                    // 8 tiles
+  sm90::ClusterFit no_eight = fit;
+  no_eight.ctas[8] = 0;
+  EXPECT_EQ(plan(1, 1024, 4096, 8, no_eight).cluster_splits, plan(1, 1024, 4096, 0, no_eight).cluster_splits);
+  for (int other : {0, 9, 100}) EXPECT_EQ(plan(1, 4096, 4096, other, fit).cluster_splits, rule.cluster_splits);
+  EXPECT_EQ(plan(4096, 4096, 4096, 4, fit).cluster_splits, 1);
+}
+
+// FP8KIT_SM90_CLUSTER_SPLIT as the environment reads it (the same parser as
+// FP8KIT_NVFP4_SM90_SPLIT): a positive decimal integer, else 0.
+TEST(Sm90Plan, ClusterSplitEnvironmentIsAPositiveInteger) {
+  const std::pair<const char*, int> cases[] = {{"4", 4}, {"12", 12}, {"0", 0}, {"-2", 0}, {"2x", 0}, {"", 0}};
+  for (const auto& [text, want] : cases) {
+    setenv("FP8KIT_SM90_CLUSTER_SPLIT", text, 1);
+    fp8kit::reload_environment();
+    EXPECT_EQ(fp8kit::environment().sm90_cluster_split, want) << "'" << text << "'";
+  }
+  unsetenv("FP8KIT_SM90_CLUSTER_SPLIT");
+  fp8kit::reload_environment();
+  EXPECT_EQ(fp8kit::environment().sm90_cluster_split, 0);
 }
 
 // The cluster choices on the H200 (its capacity per cluster size as the

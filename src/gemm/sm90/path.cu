@@ -56,9 +56,11 @@ bool accepts(const GemmParams& p, const DeviceInfo& dev, std::string* why) {
 sm90::Plan plan_of(const GemmParams& p, const DeviceInfo& dev, size_t workspace_available, bool fast_accum) {
   // FP8KIT_SM90_CLUSTER (core/environment.hpp) overrides the plan's 2-CTA
   // clusters for tests and benchmarks; tiles without cluster code and split-K
-  // plans keep cluster 1 (sm90::cluster_legal).
-  return sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, workspace_available, environment().sm90_cluster,
-                         sm90::cluster_fit(dev), fast_accum);
+  // plans keep cluster 1 (sm90::cluster_legal). FP8KIT_SM90_CLUSTER_SPLIT
+  // forces decode's cluster split.
+  const Environment& env = environment();
+  return sm90::make_plan(p.m, p.n, p.k, is_block(p), dev.sm_count, workspace_available, env.sm90_cluster,
+                         sm90::cluster_fit(dev), fast_accum, env.sm90_cluster_split);
 }
 
 // The accumulation mode moves only full-grid tiles, which never split (make_plan).

@@ -374,15 +374,24 @@ inline Plan cluster_plan(Plan pl, int sm_count, ClusterForce force) {
 // splits tied with the workspace split at best (docs/perf/log/2026-12-01-cluster-split.md),
 // and compiled into the 128 x 128 tiles the code cost every unsplit launch
 // of them 2-4% (docs/perf/log/2026-12-01-integrated-run.md).
+// `decode_split` (FP8KIT_SM90_CLUSTER_SPLIT, for sweeps and tests) forces
+// decode's cluster split: 1 none (the workspace split where one is lent), 2 ..
+// kMaxClusterSplit that many CTAs per cluster where the grid runs in one wave
+// of the device's clusters (fit.ctas); 0, any other value or a grid that does
+// not fit: the rule.
 inline Plan make_plan(int m, int n, int k, bool block_scales, int sm_count, size_t workspace_available,
                       ClusterForce cluster = ClusterForce::kPlan, const ClusterFit& fit = ClusterFit{},
-                      bool fast_accum = false) {
+                      bool fast_accum = false, int decode_split = 0) {
   const bool swap = m <= kSwapMaxM;
   const int k_blocks = static_cast<int>(ceil_div(k, kBlockK));
   if (swap) {
     const Shape t = block_scales ? Shape::k128x64SwapBlock : Shape::k128x64Swap;
     const Plan ws = plan_for(t, decode_splits(plan_for(t, 1, m, n, k, sm_count, 0), sm_count), m, n, k, sm_count,
                              workspace_available);
+    if (decode_split == 1) return ws;
+    if (decode_split >= 2 && decode_split <= kMaxClusterSplit &&
+        int64_t{ws.tiles_x} * ws.tiles_y * decode_split <= fit.ctas[decode_split])
+      return cluster_split_plan(t, decode_split, m, n, k, sm_count);
     if (const Plan c = decode_cluster_split(t, m, n, k, sm_count, fit, ws); c.cluster_splits > 1) return c;
     return ws;
   }
