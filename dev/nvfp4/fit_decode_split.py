@@ -29,7 +29,7 @@ import math
 import os
 import re
 
-from fit_prefill_plan import BLOCK_K, BLOCK_W, ceil_div
+from fit_prefill_plan import BLOCK_K, BLOCK_W, ceil_div, log_fit
 
 
 def load(directory, field):
@@ -61,10 +61,8 @@ def units(shape, s, waves, fixed, rank):
 
 
 def fit_error(times, waves, costs):
-    pts = [(math.log(us), math.log(units(sh, s, waves, *costs)))
-           for sh, by in times.items() for s, us in by.items() if valid(sh, s, waves)]
-    log_c = sum(t - u for t, u in pts) / len(pts)
-    return sum((t - u - log_c) ** 2 for t, u in pts) / len(pts), math.exp(log_c)
+    return log_fit([(math.log(us), math.log(units(sh, s, waves, *costs)))
+                    for sh, by in times.items() for s, us in by.items() if valid(sh, s, waves)])
 
 
 def choose(shape, waves, costs, splits):

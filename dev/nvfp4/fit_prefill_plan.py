@@ -65,11 +65,16 @@ def valid(shape, plan, waves):
     return waves[s] > 0 and (s == 1 or (s - 1) * per < nkb)
 
 
-def fit_error(times, waves, costs):
-    pts = [(math.log(us), math.log(units(sh, p, waves, *costs)))
-           for sh, by in times.items() for p, us in by.items() if valid(sh, p, waves)]
+def log_fit(pts):
+    """(log time, log model units) pairs -> (mean squared log error, time per
+    unit), the scale fitted in closed form."""
     log_c = sum(t - u for t, u in pts) / len(pts)
     return sum((t - u - log_c) ** 2 for t, u in pts) / len(pts), math.exp(log_c)
+
+
+def fit_error(times, waves, costs):
+    return log_fit([(math.log(us), math.log(units(sh, p, waves, *costs)))
+                    for sh, by in times.items() for p, us in by.items() if valid(sh, p, waves)])
 
 
 def choose(shape, waves, costs, plans):
