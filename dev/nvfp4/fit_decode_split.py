@@ -6,12 +6,13 @@ rule's choice over the sweep's own times.
 
     fit_decode_split.py DIR [--waves 264,264,237,248,235,234,224,240]
                             [--costs FIXED,RANK] [--field graph_us_per_gemm]
+                            [--contender nvfp4_w4a16]
 
 DIR holds `fp8kit_nvfp4_bench --no-grouped --json` files named split_{S}.json,
 each a run with FP8KIT_NVFP4_SM90_SPLIT=S (on the device:
     for S in 1 2 3 4 5 6 7 8; do FP8KIT_PDL=1 FP8KIT_NVFP4_SM90_SPLIT=$S \
       fp8kit_nvfp4_bench --no-grouped --shapes 16x4096x4096,... --json DIR/split_$S.json; done
-); the W4A16 rows on sm90_wgmma are
+); the contender's rows (W4A16 by default) on sm90_wgmma are
 the data (graph time per GEMM by default: decode as servers run it). Model
 (choose_decode_split): time = c x (waves of clusters x (a CTA's K blocks +
 FIXED) + (S - 1) x RANK), c fitted per candidate in closed form; least
@@ -32,7 +33,7 @@ import re
 from fit_prefill_plan import BLOCK_K, BLOCK_W, ceil_div, log_fit
 
 
-def load(directory, field):
+def load(directory, field, contender):
     times = {}  # (m, n, k) -> {S: us}
     for path in glob.glob(os.path.join(directory, "split_*.json")):
         g = re.match(r"split_(\d+)\.json$", os.path.basename(path))
@@ -41,7 +42,7 @@ def load(directory, field):
         with open(path) as f:
             rows = json.load(f)["rows"]
         for r in rows:
-            if r.get("contender") != "nvfp4_w4a16" or r.get("path") != "sm90_wgmma" or not r.get(field):
+            if r.get("contender") != contender or r.get("path") != "sm90_wgmma" or not r.get(field):
                 continue
             m, n, k = (int(x) for x in r["shape"].split("x"))
             times.setdefault((m, n, k), {})[int(g.group(1))] = r[field]
@@ -92,11 +93,13 @@ def main():
     ap.add_argument("--waves", default="264,264,237,248,235,234,224,240")
     ap.add_argument("--costs", help="FIXED,RANK to replay instead of fitting")
     ap.add_argument("--field", default="graph_us_per_gemm", help="the rows' time: graph_us_per_gemm or us")
+    ap.add_argument("--contender", default="nvfp4_w4a16",
+                    help="the rows fitted: nvfp4_w4a16, or nvfp4_w4a4 (a forced split runs past the W4A4 cap)")
     args = ap.parse_args()
     waves = [0] + [int(x) for x in args.waves.split(",")]
-    times = load(args.dir, args.field)
+    times = load(args.dir, args.field, args.contender)
     if not times:
-        raise SystemExit(f"no W4A16 sm90_wgmma rows with {args.field} in {args.dir}/split_*.json")
+        raise SystemExit(f"no {args.contender} sm90_wgmma rows with {args.field} in {args.dir}/split_*.json")
     if args.costs:
         candidates = {"given": tuple(float(x) for x in args.costs.split(","))}
     else:

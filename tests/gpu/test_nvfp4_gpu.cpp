@@ -117,18 +117,16 @@ TEST(Nvfp4Dense, WgmmaPaddedRows) {
 // Hopper's decode kernel at every K split (1 .. 8 CTAs per cluster, forced
 // through FP8KIT_NVFP4_SM90_SPLIT): ragged last ranks (33 K blocks), a rank
 // past K's end (2 blocks over 3 or more ranks), both scale layouts, bf16,
-// f16 and NVFP4 tokens (both token scale layouts; NVFP4 only at the splits
-// the kernel takes them, bf16 beyond).
+// f16 and NVFP4 tokens (both token scale layouts; a forced split runs past
+// the caps the plan keeps NVFP4 and few tokens under), 5 .. 16 tokens.
 TEST(Nvfp4Dense, WgmmaDecodeEverySplit) {
   constexpr fp8kit_dtype kTokens[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_NVFP4, FP8KIT_DTYPE_F16};
   for (int splits = 1; splits <= 8; ++splits) {
     setenv("FP8KIT_NVFP4_SM90_SPLIT", std::to_string(splits).c_str(), 1);
     fp8kit::reload_environment();
-    for (const Shape& sh : {Shape{13, 700, 2080}, Shape{16, 130, 128}}) {
+    for (const Shape& sh : {Shape{13, 700, 2080}, Shape{16, 130, 128}, Shape{5, 300, 1056}}) {
       Nvfp4Case c{sh.m, sh.n, sh.k};
       c.a_type = kTokens[splits % 3];
-      if (c.a_type == FP8KIT_DTYPE_NVFP4 && !fp8kit::nvfp4::sm90w::decode_takes_tokens(sh.m, true, splits))
-        c.a_type = FP8KIT_DTYPE_BF16;
       c.a_layout = splits % 4 == 1 ? FP8KIT_NVFP4_SCALES_LINEAR : FP8KIT_NVFP4_SCALES_SWIZZLED;
       c.lda_pad = splits % 2 ? 0 : 32;  // a token row strided past its K (elements; NVFP4: bytes)
       c.d_type = kOuts[splits % 3];

@@ -262,7 +262,10 @@ std::string refusal(const Nvfp4Params& p, const DeviceInfo& dev) {
       cudaGetLastError();  // not sticky; leave no error behind
       return "sm90_wgmma could not size its decode kernel's K split on this device";
     }
-    if (!decode_takes_tokens(p.m, a4, splits)) {
+    // A forced split runs as forced (the sweep that fits the caps); the caps
+    // bound the plan's choice.
+    const bool forced = environment().nvfp4_sm90_split == splits;
+    if (!forced && !decode_takes_tokens(p.m, a4, splits)) {
       const bool few = p.m < kDecodeMinTokens;
       return std::string("sm90_wgmma takes ") +
              (few ? "fewer than " + std::to_string(kDecodeMinTokens) + " tokens" : std::string("NVFP4 tokens")) +
