@@ -18,9 +18,9 @@
 #include "core/dtype.hpp"
 #include "core/environment.hpp"
 #include "core/nvfp4_layout.hpp"
-#include "gemm/nvfp4/nvfp4_sm90_decode_config.hpp"
 #include "reference/fp8_codec.hpp"
 #include "reference/nvfp4_check.hpp"
+#include "test_expect.hpp"
 #include "test_rng.hpp"
 
 using fp8kit::ref::GemmOutcome;
@@ -30,21 +30,7 @@ namespace {
 
 using fp8kit::test::rng;
 
-void expect_outcome(const GemmOutcome& r, const std::string& label, fp8kit_path path) {
-  if (r.status == FP8KIT_STATUS_UNSUPPORTED && path != FP8KIT_PATH_AUTO)
-    GTEST_SKIP() << fp8kit_path_name(path) << " cannot run here: " << r.message;
-  ASSERT_EQ(r.status, FP8KIT_STATUS_SUCCESS) << label << ": " << r.message;
-  EXPECT_EQ(r.unwritten, 0) << label;
-  EXPECT_EQ(r.clobbered, 0) << label << ": bytes written outside D[M, N]";
-  EXPECT_EQ(r.failures, 0) << label << ": " << r.failures << " of " << r.checked << " outside the bound; first "
-                           << r.first_failure;
-  ::testing::Test::RecordProperty("worst_error_over_bound", std::to_string(r.worst_ratio));
-}
-
-void run_dense(const Nvfp4Case& c, fp8kit_path path) {
-  if (!fp8kit::ref::gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
-  expect_outcome(fp8kit::ref::run_nvfp4_case(c, path, rng()), c.label(), path);
-}
+using fp8kit::test::expect_nvfp4_correct;
 
 constexpr fp8kit_dtype kATypes[] = {FP8KIT_DTYPE_NVFP4, FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16};
 constexpr fp8kit_dtype kOuts[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16, FP8KIT_DTYPE_F32};
@@ -74,7 +60,7 @@ TEST_P(Nvfp4Dense, MatchesReference) {
   c.a_layout = (si % 3) == 2 ? FP8KIT_NVFP4_SCALES_LINEAR : FP8KIT_NVFP4_SCALES_SWIZZLED;
   c.b_layout = (si % 2) == 0 ? FP8KIT_NVFP4_SCALES_LINEAR : FP8KIT_NVFP4_SCALES_SWIZZLED;
   if (path == FP8KIT_PATH_SM120_MMA && c.a_type != FP8KIT_DTYPE_NVFP4) GTEST_SKIP() << "sm120_mma is W4A4 only";
-  run_dense(c, path);
+  expect_nvfp4_correct(c, path);
 }
 
 std::string dense_name(const ::testing::TestParamInfo<DenseParam>& info) {
@@ -97,9 +83,9 @@ INSTANTIATE_TEST_SUITE_P(Paths, Nvfp4Dense,
 TEST(Nvfp4Dense, PaddedLeadingDimensionsAndNoAlpha) {
   Nvfp4Case c{17, 200, 128};
   c.lda_pad = 16, c.ldb_pad = 48, c.ldd_pad = 8, c.alpha = false;
-  run_dense(c, FP8KIT_PATH_AUTO);
+  expect_nvfp4_correct(c, FP8KIT_PATH_AUTO);
   c.a_type = FP8KIT_DTYPE_BF16, c.lda_pad = 8;
-  run_dense(c, FP8KIT_PATH_AUTO);
+  expect_nvfp4_correct(c, FP8KIT_PATH_AUTO);
 }
 
 // Hopper's wgmma tile with padded rows (TMA strides past the row) and N
@@ -108,64 +94,10 @@ TEST(Nvfp4Dense, WgmmaPaddedRows) {
   for (fp8kit_dtype a : {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_F16}) {
     Nvfp4Case c{100, 203, 128};
     c.a_type = a, c.lda_pad = 8, c.ldb_pad = 16, c.ldd_pad = 5, c.bias = true;
-    run_dense(c, FP8KIT_PATH_SM90_WGMMA);
+    expect_nvfp4_correct(c, FP8KIT_PATH_SM90_WGMMA);
     c.b_layout = FP8KIT_NVFP4_SCALES_LINEAR;
-    run_dense(c, FP8KIT_PATH_SM90_WGMMA);
+    expect_nvfp4_correct(c, FP8KIT_PATH_SM90_WGMMA);
   }
-}
-
-// Hopper's decode kernel at every K split (1 .. 8 CTAs per cluster, forced
-// through FP8KIT_NVFP4_SM90_SPLIT): ragged last ranks (33 K blocks), a rank
-// past K's end (2 blocks over 3 or more ranks), both scale layouts, bf16,
-// f16 and NVFP4 tokens (both token scale layouts; a forced split runs past
-// the caps the plan keeps NVFP4 and few tokens under), 5 .. 16 tokens.
-TEST(Nvfp4Dense, WgmmaDecodeEverySplit) {
-  constexpr fp8kit_dtype kTokens[] = {FP8KIT_DTYPE_BF16, FP8KIT_DTYPE_NVFP4, FP8KIT_DTYPE_F16};
-  for (int splits = 1; splits <= 8; ++splits) {
-    setenv("FP8KIT_NVFP4_SM90_SPLIT", std::to_string(splits).c_str(), 1);
-    fp8kit::reload_environment();
-    for (const Shape& sh : {Shape{13, 700, 2080}, Shape{16, 130, 128}, Shape{5, 300, 1056}}) {
-      Nvfp4Case c{sh.m, sh.n, sh.k};
-      c.a_type = kTokens[splits % 3];
-      c.a_layout = splits % 4 == 1 ? FP8KIT_NVFP4_SCALES_LINEAR : FP8KIT_NVFP4_SCALES_SWIZZLED;
-      c.lda_pad = splits % 2 ? 0 : 32;  // a token row strided past its K (elements; NVFP4: bytes)
-      c.d_type = kOuts[splits % 3];
-      c.bias = splits % 2 == 0;
-      c.b_layout = splits % 3 == 0 ? FP8KIT_NVFP4_SCALES_LINEAR : FP8KIT_NVFP4_SCALES_SWIZZLED;
-      SCOPED_TRACE("split " + std::to_string(splits));
-      run_dense(c, FP8KIT_PATH_SM90_WGMMA);
-    }
-  }
-  unsetenv("FP8KIT_NVFP4_SM90_SPLIT");
-  fp8kit::reload_environment();
-}
-
-// Hopper's prefill kernel at every K split (1 .. 8 CTAs per cluster, forced
-// through FP8KIT_NVFP4_SM90_SPLIT) and both token tiles: ragged last ranks
-// (33 K blocks), ranks past K's end (2 blocks over 3 or more ranks), a K
-// tail of half a stage, ragged token and weight tiles, 17 .. 63 tokens (the
-// split's short grids), both scale layouts, every output type, a bias.
-TEST(Nvfp4Dense, WgmmaPrefillEverySplit) {
-  const Shape shapes[] = {{17, 700, 2080}, {200, 130, 128}, {63, 256, 1056}, {300, 64, 96}};
-  for (int splits = 1; splits <= fp8kit::nvfp4::sm90w::kMaxSplit; ++splits) {
-    setenv("FP8KIT_NVFP4_SM90_SPLIT", std::to_string(splits).c_str(), 1);
-    setenv("FP8KIT_NVFP4_SM90_TOKENS", splits % 2 ? "256" : "128", 1);
-    fp8kit::reload_environment();
-    for (int i = 0; i < 4; ++i) {
-      const Shape& sh = shapes[i];
-      Nvfp4Case c{sh.m, sh.n, sh.k};
-      c.a_type = (splits + i) % 2 ? FP8KIT_DTYPE_BF16 : FP8KIT_DTYPE_F16;
-      c.lda_pad = i == 2 ? 8 : 0;
-      c.d_type = kOuts[(splits + i) % 3];
-      c.bias = (splits + i) % 2 == 0;
-      c.b_layout = (splits + i) % 3 == 0 ? FP8KIT_NVFP4_SCALES_LINEAR : FP8KIT_NVFP4_SCALES_SWIZZLED;
-      SCOPED_TRACE("split " + std::to_string(splits) + ", shape " + std::to_string(i));
-      run_dense(c, FP8KIT_PATH_SM90_WGMMA);
-    }
-  }
-  unsetenv("FP8KIT_NVFP4_SM90_SPLIT");
-  unsetenv("FP8KIT_NVFP4_SM90_TOKENS");
-  fp8kit::reload_environment();
 }
 
 // Hopper's NVFP4 A beyond decode: widened to bf16 in the lent (poisoned)
@@ -180,7 +112,7 @@ TEST(Nvfp4Dense, WgmmaWidensW4a4BeyondDecode) {
     c.d_type = kOuts[i % 3];
     c.bias = i % 2 == 0;
     SCOPED_TRACE(c.label());
-    run_dense(c, FP8KIT_PATH_SM90_WGMMA);
+    expect_nvfp4_correct(c, FP8KIT_PATH_SM90_WGMMA);
   }
 }
 
