@@ -9,6 +9,7 @@
 #pragma once
 
 #include <climits>
+#include <initializer_list>
 #include <cstdint>
 
 #include "core/nvfp4_layout.hpp"
