@@ -9,8 +9,8 @@
 #pragma once
 
 #include <climits>
-#include <initializer_list>
 #include <cstdint>
+#include <initializer_list>
 
 #include "core/nvfp4_layout.hpp"
 #include "gemm/sm90/tile_config.hpp"
